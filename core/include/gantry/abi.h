@@ -1,0 +1,70 @@
+#pragma once
+/// The module ABI: one exported C entry, gantry_module_v1, returning a static descriptor.
+/// Descriptor fields only ever grow at the end; bump GANTRY_ABI_VERSION on any change to a
+/// boundary type or interface.
+
+#include <cstdint>
+#include <string>
+
+#include "gantry/channel.h"
+#include "gantry/host.h"
+#include "gantry/provider.h"
+
+#define GANTRY_ABI_VERSION 1u
+
+#define GANTRY_STRINGIFY_(x) #x
+#define GANTRY_STRINGIFY(x) GANTRY_STRINGIFY_(x)
+
+#ifndef GANTRY_HEADER_HASH  // set by the build from the bytes of core/include/gantry/*.h
+#error "GANTRY_HEADER_HASH must be defined by the build"
+#endif
+
+/// Compared exactly: a module built by another compiler, standard library ABI or interface
+/// headers is refused rather than trusted.
+#define GANTRY_BUILD_SIGNATURE                                                                 \
+  "abi=" GANTRY_STRINGIFY(                                                                     \
+      GANTRY_ABI_VERSION) ";cc=" __VERSION__                                                   \
+                          ";cxx=" GANTRY_STRINGIFY(__cplusplus) ";cxx11abi=" GANTRY_STRINGIFY( \
+                              _GLIBCXX_USE_CXX11_ABI) ";headers=" GANTRY_HEADER_HASH
+
+namespace gantry {
+
+enum class ModuleKind : std::uint32_t { kChannel = 1, kProvider = 2 };
+
+/// An environment key a module reads; the host checks required keys before the factory.
+struct ConfigKey {
+  const char* name;           ///< null name ends the list
+  const char* default_value;  ///< null when none
+  bool required;
+  bool secret;  ///< redacted from logs
+};
+
+}  // namespace gantry
+
+extern "C" {
+
+/// Frozen prefix first; new fields are appended only.
+struct gantry_module_desc {
+  std::uint32_t abi_version;
+  std::uint32_t struct_size;
+  const char* build_signature;
+  gantry::ModuleKind kind;
+  const char* name;
+  const char* version;
+  const gantry::ConfigKey* config;  ///< terminated by {nullptr, ...}
+  /// Exactly one of the factories is set, matching kind. On failure they return null and
+  /// set *err. Ownership of the result passes to the host.
+  gantry::Channel* (*create_channel)(gantry::Host& host, std::string* err) noexcept;
+  gantry::Provider* (*create_provider)(gantry::Host& host, std::string* err) noexcept;
+};
+
+typedef const gantry_module_desc* (*gantry_module_entry_fn)();
+}
+
+#define GANTRY_MODULE_ENTRY_NAME "gantry_module_v1"
+
+/// Defines the one exported symbol of a module.
+#define GANTRY_DECLARE_MODULE(desc)                                                                \
+  extern "C" __attribute__((visibility("default"))) const gantry_module_desc* gantry_module_v1() { \
+    return &(desc);                                                                                \
+  }

@@ -1,0 +1,61 @@
+#pragma once
+/// Provider: one chat-completion call against a model endpoint.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gantry/cancel.h"
+#include "gantry/message.h"
+#include "gantry/status.h"
+
+namespace gantry {
+
+/// One model call. Pointers are valid for the duration of chat() only.
+struct ChatRequest {
+  const std::vector<ChatMessage>* messages = nullptr;
+  const std::vector<ToolSchema>* tools = nullptr;  ///< null or empty: no tools offered
+  /// When non-empty, a JSON Schema (serialized) the reply must follow, sent as
+  /// response_format {type: json_schema}; used for grammar-constrained tool-name retries.
+  std::string response_schema_json;
+  bool stream = false;
+};
+
+/// Streaming callbacks, called on the provider's calling thread as deltas arrive.
+struct StreamCallbacks {
+  std::function<void(std::string_view text)> on_text;             ///< visible reply text
+  std::function<void(std::string_view text)> on_reasoning;        ///< reasoning text
+  std::function<void(int index, std::string_view name)> on_tool;  ///< a tool call began
+};
+
+struct Usage {
+  int64_t prompt_tokens = 0;
+  int64_t completion_tokens = 0;
+};
+
+/// The assistant's answer: visible content (think blocks removed), reasoning, tool calls.
+struct ChatResponse {
+  ChatMessage message;  ///< role kAssistant
+  std::string finish_reason;
+  Usage usage;
+  int64_t first_token_ms = -1;  ///< time to the first streamed delta; -1 if not streamed
+  int64_t dur_ms = 0;
+  int attempts = 1;
+};
+
+/// Implemented by provider modules. chat() is called from one thread at a time per
+/// conversation but may be called concurrently for different purposes (turn, summary).
+/// Failures come back as Status with a message fit for the user; retries of connection
+/// errors, 429 and 5xx happen inside chat().
+class Provider {
+ public:
+  virtual ~Provider() = default;
+  virtual Result<ChatResponse> chat(const ChatRequest& request, const StreamCallbacks* callbacks,
+                                    const CancelToken& cancel) noexcept = 0;
+  /// The model name, for /status and logs.
+  virtual std::string model() const noexcept = 0;
+};
+
+}  // namespace gantry

@@ -1,0 +1,122 @@
+#include "log/log.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <mutex>
+#include <vector>
+
+namespace gantry::log {
+namespace {
+
+std::atomic<int> g_level{static_cast<int>(LogLevel::kInfo)};
+std::mutex g_mutex;
+std::vector<std::string> g_secrets;
+std::atomic<Tap> g_tap{nullptr};
+std::atomic<void*> g_tap_ctx{nullptr};
+
+const char* levelName(LogLevel level) {
+  switch (level) {
+    case LogLevel::kDebug: return "debug";
+    case LogLevel::kInfo: return "info";
+    case LogLevel::kWarn: return "warn";
+    case LogLevel::kError: return "error";
+  }
+  return "info";
+}
+
+std::string timestamp() {
+  auto now = std::chrono::system_clock::now();
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(ms.count()));
+  return buf;
+}
+
+}  // namespace
+
+void setLevel(LogLevel level) { g_level = static_cast<int>(level); }
+LogLevel level() { return static_cast<LogLevel>(g_level.load()); }
+
+bool parseLevel(std::string_view text, LogLevel* out) {
+  static constexpr std::pair<std::string_view, LogLevel> kLevels[] = {{"debug", LogLevel::kDebug},
+                                                                      {"info", LogLevel::kInfo},
+                                                                      {"warn", LogLevel::kWarn},
+                                                                      {"error", LogLevel::kError}};
+  for (const auto& [name, value] : kLevels) {
+    if (name == text) {
+      *out = value;
+      return true;
+    }
+  }
+  return false;
+}
+
+void addSecret(const std::string& value) {
+  if (value.size() < 4) return;
+  std::lock_guard lock(g_mutex);
+  g_secrets.push_back(value);
+}
+
+std::string redact(std::string text) {
+  std::lock_guard lock(g_mutex);
+  for (const auto& secret : g_secrets) {
+    for (auto pos = text.find(secret); pos != std::string::npos; pos = text.find(secret, pos)) {
+      text.replace(pos, secret.size(), "[redacted]");
+    }
+  }
+  return text;
+}
+
+std::string jsonEscape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out;
+}
+
+void write(LogLevel lvl, std::string_view msg, const LogFields& fields) {
+  if (static_cast<int>(lvl) < g_level.load()) return;
+  std::string line = "{\"ts\":\"" + timestamp() + "\",\"level\":\"" + levelName(lvl) +
+                     "\",\"msg\":\"" + jsonEscape(msg) + "\"";
+  for (const auto& [key, value] : fields) {
+    line += ",\"" + jsonEscape(key) + "\":\"" + jsonEscape(value) + "\"";
+  }
+  line += "}\n";
+  line = redact(std::move(line));
+  {
+    std::lock_guard lock(g_mutex);
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fflush(stderr);
+  }
+  if (Tap tap = g_tap.load()) tap(g_tap_ctx.load(), lvl, line);
+}
+
+void setTap(Tap tap, void* ctx) {
+  g_tap_ctx = ctx;
+  g_tap = tap;
+}
+
+}  // namespace gantry::log

@@ -1,0 +1,44 @@
+#pragma once
+/// JSON-lines logging on stderr: {"ts":…,"level":…,"msg":…,<fields>}. Stdout belongs to the
+/// REPL and command output, never to logs.
+
+#include <string>
+#include <string_view>
+
+#include "gantry/host.h"
+
+namespace gantry::log {
+
+/// Sets the lowest level written. Thread-safe.
+void setLevel(LogLevel level);
+LogLevel level();
+/// Parses "debug|info|warn|error"; false on anything else.
+bool parseLevel(std::string_view text, LogLevel* out);
+
+/// Registers a secret value to be replaced by "[redacted]" in every later line. Values
+/// shorter than 4 characters are ignored (they would redact ordinary words).
+void addSecret(const std::string& value);
+/// Returns text with every registered secret replaced.
+std::string redact(std::string text);
+
+/// Writes one line if level passes. Thread-safe: lines never interleave.
+void write(LogLevel level, std::string_view msg, const LogFields& fields = {});
+
+inline void debug(std::string_view msg, const LogFields& f = {}) {
+  write(LogLevel::kDebug, msg, f);
+}
+inline void info(std::string_view msg, const LogFields& f = {}) { write(LogLevel::kInfo, msg, f); }
+inline void warn(std::string_view msg, const LogFields& f = {}) { write(LogLevel::kWarn, msg, f); }
+inline void error(std::string_view msg, const LogFields& f = {}) {
+  write(LogLevel::kError, msg, f);
+}
+
+/// Escapes text as the inside of a JSON string literal (no quotes added).
+std::string jsonEscape(std::string_view text);
+
+/// A hook that also sees every written record (e.g. Telegram error reporting). Called
+/// after the line is written, outside the log lock; must not log at the same level.
+using Tap = void (*)(void* ctx, LogLevel level, std::string_view line);
+void setTap(Tap tap, void* ctx);
+
+}  // namespace gantry::log

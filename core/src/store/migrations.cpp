@@ -1,0 +1,121 @@
+#include "store/migrations.h"
+
+namespace gantry::store {
+namespace {
+
+// Timestamps are Unix milliseconds. The schema is documented in docs/schema.md.
+constexpr std::string_view kV1 = R"sql(
+CREATE TABLE sessions(
+  id INTEGER PRIMARY KEY,
+  chat_id TEXT NOT NULL UNIQUE,
+  summary TEXT NOT NULL DEFAULT '',
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL);
+CREATE TABLE messages(
+  id INTEGER PRIMARY KEY,
+  session_id INTEGER NOT NULL REFERENCES sessions(id),
+  role TEXT NOT NULL CHECK(role IN ('system','user','assistant','tool')),
+  content TEXT NOT NULL,
+  tool_calls TEXT,
+  tool_call_id TEXT,
+  name TEXT,
+  reasoning TEXT,
+  image_count INTEGER NOT NULL DEFAULT 0,
+  in_history INTEGER NOT NULL DEFAULT 1,
+  created_at INTEGER NOT NULL);
+CREATE INDEX messages_session ON messages(session_id, in_history, id);
+CREATE TABLE tool_calls(
+  id INTEGER PRIMARY KEY,
+  session_id INTEGER NOT NULL REFERENCES sessions(id),
+  message_id INTEGER NOT NULL REFERENCES messages(id),
+  call_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  arguments TEXT NOT NULL,
+  status TEXT NOT NULL CHECK(status IN ('running','ok','error')),
+  result TEXT,
+  started_at INTEGER NOT NULL,
+  finished_at INTEGER,
+  dur_ms INTEGER);
+CREATE INDEX tool_calls_status ON tool_calls(status);
+CREATE TABLE memory(
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL CHECK(kind IN ('fact','preference','person','episode','insight')),
+  subject TEXT NOT NULL,
+  content TEXT NOT NULL,
+  source TEXT NOT NULL CHECK(source IN ('chat','consolidation','operator')),
+  confidence REAL NOT NULL DEFAULT 1.0,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  expires_at INTEGER,
+  superseded_by INTEGER REFERENCES memory(id),
+  consolidated INTEGER NOT NULL DEFAULT 0);
+CREATE VIRTUAL TABLE memory_fts USING fts5(subject, content, content='memory', content_rowid='id');
+CREATE TRIGGER memory_ai AFTER INSERT ON memory BEGIN
+  INSERT INTO memory_fts(rowid, subject, content) VALUES (new.id, new.subject, new.content);
+END;
+CREATE TRIGGER memory_ad AFTER DELETE ON memory BEGIN
+  INSERT INTO memory_fts(memory_fts, rowid, subject, content)
+    VALUES ('delete', old.id, old.subject, old.content);
+END;
+CREATE TRIGGER memory_au AFTER UPDATE OF subject, content ON memory BEGIN
+  INSERT INTO memory_fts(memory_fts, rowid, subject, content)
+    VALUES ('delete', old.id, old.subject, old.content);
+  INSERT INTO memory_fts(rowid, subject, content) VALUES (new.id, new.subject, new.content);
+END;
+CREATE TABLE memory_conflicts(
+  id INTEGER PRIMARY KEY,
+  memory_subject TEXT NOT NULL,
+  memory_content TEXT NOT NULL,
+  persona_excerpt TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  resolved INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE kv(
+  namespace TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY(namespace, key));
+CREATE TABLE cron_jobs(
+  id INTEGER PRIMARY KEY,
+  chat_id TEXT NOT NULL,
+  schedule TEXT NOT NULL,
+  prompt TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  next_run_at INTEGER,
+  last_run_at INTEGER);
+CREATE TABLE cron_runs(
+  id INTEGER PRIMARY KEY,
+  job_id INTEGER NOT NULL,
+  started_at INTEGER NOT NULL,
+  finished_at INTEGER,
+  outcome TEXT NOT NULL,
+  detail TEXT NOT NULL DEFAULT '');
+CREATE TABLE heartbeat(
+  id INTEGER PRIMARY KEY CHECK(id = 1),
+  pid INTEGER NOT NULL,
+  started_at INTEGER NOT NULL,
+  beat_at INTEGER NOT NULL,
+  period_s INTEGER NOT NULL,
+  channel TEXT NOT NULL,
+  last_receive_ok_at INTEGER,
+  last_model_at INTEGER,
+  last_model_outcome TEXT);
+CREATE TABLE turns(
+  id INTEGER PRIMARY KEY,
+  session_id INTEGER NOT NULL,
+  started_at INTEGER NOT NULL,
+  model_ms INTEGER NOT NULL,
+  tool_ms INTEGER NOT NULL,
+  total_ms INTEGER NOT NULL,
+  prompt_tokens INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL,
+  outcome TEXT NOT NULL);
+)sql";
+
+}  // namespace
+
+const std::vector<std::string_view>& migrations() {
+  static const std::vector<std::string_view> kAll = {kV1};
+  return kAll;
+}
+
+}  // namespace gantry::store

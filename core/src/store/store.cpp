@@ -1,0 +1,114 @@
+#include "store/store.h"
+
+#include <Poco/Data/SQLite/Connector.h>
+#include <Poco/Data/SQLite/Utility.h>
+#include <sqlite3.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "store/db.h"
+#include "store/migrations.h"
+
+namespace gantry::store {
+namespace {
+
+sqlite3* handle(Db& db) { return Poco::Data::SQLite::Utility::dbHandle(db.session); }
+
+Status exec(sqlite3* h, const std::string& sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err) == SQLITE_OK) return Status::ok();
+  std::string message = err ? err : sqlite3_errmsg(h);
+  sqlite3_free(err);
+  return Status::error(message);
+}
+
+int userVersion(sqlite3* h) {
+  sqlite3_stmt* stmt = nullptr;
+  int version = -1;
+  if (sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &stmt, nullptr) == SQLITE_OK &&
+      sqlite3_step(stmt) == SQLITE_ROW) {
+    version = sqlite3_column_int(stmt, 0);
+  }
+  sqlite3_finalize(stmt);
+  return version;
+}
+
+// Reads without writing: a damaged file must be reported, never "repaired" by a reset.
+Status quickCheck(sqlite3* h, const std::string& path) {
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(h, "PRAGMA quick_check", -1, &stmt, nullptr) != SQLITE_OK) {
+    return Status::error("store: " + path + " is not a readable SQLite database (" +
+                         sqlite3_errmsg(h) + "); the file was left untouched");
+  }
+  std::string problems;
+  int rc;
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    const char* row = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+    std::string text = row ? row : "";
+    if (text != "ok") problems += (problems.empty() ? "" : "; ") + text;
+  }
+  if (rc != SQLITE_DONE && problems.empty()) problems = sqlite3_errmsg(h);
+  sqlite3_finalize(stmt);
+  if (problems.empty()) return Status::ok();
+  return Status::error("store: " + path + " failed PRAGMA quick_check: " + problems +
+                       " (the file was left untouched; restore a backup or run gantry doctor)");
+}
+
+Status migrate(sqlite3* h, const std::string& path) {
+  const auto& all = migrations();
+  int version = userVersion(h);
+  if (version > static_cast<int>(all.size())) {
+    return Status::error("store: " + path + " has schema version " + std::to_string(version) +
+                         ", newer than this gantry knows (" + std::to_string(all.size()) + ")");
+  }
+  for (int v = version; v < static_cast<int>(all.size()); ++v) {
+    std::string sql = "BEGIN;\n" + std::string(all[v]) +
+                      "\nPRAGMA user_version = " + std::to_string(v + 1) + ";\nCOMMIT;";
+    if (Status s = exec(h, sql); !s.isOk()) {
+      exec(h, "ROLLBACK");
+      return Status::error("store: migration to schema " + std::to_string(v + 1) +
+                           " failed: " + s.message());
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+int64_t nowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Store::Store(std::string path, std::unique_ptr<Db> db)
+    : path_(std::move(path)), db_(std::move(db)) {}
+Store::~Store() = default;
+
+Result<std::unique_ptr<Store>> Store::open(const std::string& path) {
+  try {
+    Poco::Data::SQLite::Connector::registerConnector();
+    auto db = std::make_unique<Db>(Poco::Data::Session("SQLite", path));
+    sqlite3* h = handle(*db);
+    sqlite3_busy_timeout(h, 5000);
+    if (Status s = quickCheck(h, path); !s.isOk()) return s;
+    for (const char* pragma :
+         {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"}) {
+      if (Status s = exec(h, pragma); !s.isOk()) {
+        return Status::error("store: " + path + ": " + pragma + ": " + s.message());
+      }
+    }
+    if (Status s = migrate(h, path); !s.isOk()) return s;
+    return std::unique_ptr<Store>(new Store(path, std::move(db)));
+  } catch (const Poco::Exception& e) {
+    return Status::error("store: cannot open " + path + ": " + e.displayText());
+  }
+}
+
+int Store::schemaVersion() {
+  std::lock_guard lock(mutex_);
+  return userVersion(handle(*db_));
+}
+
+}  // namespace gantry::store

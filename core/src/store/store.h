@@ -1,0 +1,44 @@
+#pragma once
+/// Store: the one SQLite file ($DATA_DIR/gantry.db) in WAL mode, with versioned migrations.
+/// Only core/src/store/ includes Poco/Data; other areas use the repositories declared here.
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "gantry/status.h"
+
+namespace gantry::store {
+
+struct Db;  // Poco::Data session, private to store/
+
+/// Owns the database connection. Thread-safe: every repository call takes the store's lock.
+class Store {
+ public:
+  /// Opens (creating if absent) the database at path, runs PRAGMA quick_check and the
+  /// migrations. A corrupt file is reported as an error naming it and is left untouched.
+  static Result<std::unique_ptr<Store>> open(const std::string& path);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  /// The schema version after migrations (PRAGMA user_version).
+  int schemaVersion();
+  const std::string& path() const { return path_; }
+
+  /// For repositories in store/ only.
+  Db& db() { return *db_; }
+  std::mutex& mutex() { return mutex_; }
+
+ private:
+  Store(std::string path, std::unique_ptr<Db> db);
+  std::string path_;
+  std::unique_ptr<Db> db_;
+  std::mutex mutex_;
+};
+
+/// Milliseconds since the Unix epoch: the unit of every timestamp column.
+int64_t nowMs();
+
+}  // namespace gantry::store

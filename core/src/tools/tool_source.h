@@ -1,0 +1,47 @@
+#pragma once
+/// ToolSource: anything that offers tools to the agent loop — the built-in memory and cron
+/// tools, and one per MCP server. The agent loop sees only this interface.
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "gantry/cancel.h"
+#include "gantry/message.h"
+
+namespace gantry::tools {
+
+/// The outcome of one tool call. ok=false results are still fed back to the model, as
+/// tool errors it can correct.
+struct ToolResult {
+  bool ok = true;
+  std::string text;
+};
+
+/// Who is calling: the chat a call belongs to (cron jobs push to it).
+struct CallContext {
+  std::string chat_id;
+  const CancelToken* cancel = nullptr;  ///< never null when called by the agent loop
+  std::chrono::milliseconds timeout{120000};
+};
+
+/// Implementations are thread-safe: calls of one round run concurrently.
+class ToolSource {
+ public:
+  virtual ~ToolSource() = default;
+
+  /// Tools available right now, with their published names (built-ins unprefixed, MCP tools
+  /// as {prefix}__{tool}). A server that is down offers none.
+  virtual std::vector<ToolSchema> tools() const = 0;
+
+  /// Runs tool `name` (a published name of this source) with raw JSON arguments. Never
+  /// throws; failures, timeouts and cancellation come back as ok=false with a clear text.
+  virtual ToolResult call(const std::string& name, const std::string& arguments_json,
+                          const CallContext& context) = 0;
+
+  /// True when calls must run one at a time (a stdio server handles one request per line
+  /// in order; concurrent calls to it are queued by the loop).
+  virtual bool serialized() const { return false; }
+};
+
+}  // namespace gantry::tools
