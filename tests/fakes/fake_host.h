@@ -2,6 +2,7 @@
 /// FakeHost: a gantry::Host for module unit tests. Config comes from a map, state lives in
 /// memory, log lines are kept for assertions.
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <string>
@@ -15,7 +16,7 @@ class FakeHost final : public Host {
  public:
   std::map<std::string, std::string, std::less<>> env;
   std::map<std::string, std::string, std::less<>> state;
-  bool stop = false;
+  std::atomic<bool> stop{false};
 
   struct Line {
     LogLevel level;
