@@ -53,9 +53,10 @@ struct gantry_module_desc {
   const char* version;
   const gantry::ConfigKey* config;  ///< terminated by {nullptr, ...}
   /// Exactly one of the factories is set, matching kind. On failure they return null and
-  /// set *err. Ownership of the result passes to the host.
-  gantry::Channel* (*create_channel)(gantry::Host& host, std::string* err) noexcept;
-  gantry::Provider* (*create_provider)(gantry::Host& host, std::string* err) noexcept;
+  /// set *err. Ownership of the result passes to the host. They must not throw; the host
+  /// still catches, so a faulty module is refused instead of aborting the process.
+  gantry::Channel* (*create_channel)(gantry::Host& host, std::string* err);
+  gantry::Provider* (*create_provider)(gantry::Host& host, std::string* err);
 };
 
 typedef const gantry_module_desc* (*gantry_module_entry_fn)();

@@ -40,8 +40,8 @@ class Status {
 template <class T>
 class Result {
  public:
-  Result(T value) : value_(std::move(value)) {}          // NOLINT(google-explicit-constructor)
-  Result(Status status) : status_(std::move(status)) {}  // NOLINT(google-explicit-constructor)
+  Result(T v) : value_(std::move(v)) {}          // NOLINT(google-explicit-constructor)
+  Result(Status s) : status_(std::move(s)) {}  // NOLINT(google-explicit-constructor)
 
   bool isOk() const { return value_.has_value(); }
   const Status& status() const { return status_; }

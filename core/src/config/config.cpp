@@ -1,0 +1,148 @@
+#include "config/config.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <regex>
+#include <vector>
+
+#include "log/log.h"
+
+namespace gantry::config {
+namespace {
+
+/// Reads one variable after another, keeping the first error.
+class Reader {
+ public:
+  explicit Reader(const EnvLookup& env) : env_(env) {}
+  const Status& status() const { return status_; }
+
+  void integer(const char* name, int* out, int min, int max) {
+    auto value = env_(name);
+    if (!value || !status_.isOk()) return;
+    int parsed = 0;
+    auto [ptr, ec] = std::from_chars(value->data(), value->data() + value->size(), parsed);
+    if (ec != std::errc() || ptr != value->data() + value->size() || parsed < min || parsed > max) {
+      fail(name, *value, "is not an integer in " + std::to_string(min) + ".." + std::to_string(max));
+      return;
+    }
+    *out = parsed;
+  }
+
+  void boolean(const char* name, bool* out) {
+    auto value = env_(name);
+    if (!value || !status_.isOk()) return;
+    if (*value == "true" || *value == "1" || *value == "yes" || *value == "on") {
+      *out = true;
+    } else if (*value == "false" || *value == "0" || *value == "no" || *value == "off") {
+      *out = false;
+    } else {
+      fail(name, *value, "is not a boolean (true or false)");
+    }
+  }
+
+  void text(const char* name, std::string* out) {
+    if (auto value = env_(name); value && status_.isOk()) *out = *value;
+  }
+
+  /// One of a fixed set; returns the index chosen or -1 when unset.
+  int oneOf(const char* name, const std::vector<std::string>& allowed, std::string* out = nullptr) {
+    auto value = env_(name);
+    if (!value || !status_.isOk()) return -1;
+    for (std::size_t i = 0; i < allowed.size(); ++i) {
+      if (allowed[i] == *value) {
+        if (out) *out = *value;
+        return static_cast<int>(i);
+      }
+    }
+    std::string list;
+    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+    fail(name, *value, "is not one of: " + list);
+    return -1;
+  }
+
+  void fail(const char* name, const std::string& value, const std::string& why) {
+    if (status_.isOk()) status_ = Status::error(std::string(name) + ": \"" + value + "\" " + why);
+  }
+
+ private:
+  const EnvLookup& env_;
+  Status status_;
+};
+
+void readPaths(Reader& r, Config& c) {
+  r.text("PERSONA_DIR", &c.persona_dir);
+  r.text("DATA_DIR", &c.data_dir);
+  r.text("MCP_MANIFEST", &c.mcp_manifest);
+  r.text("GANTRY_MODULE_DIR", &c.module_dir);
+}
+
+void readModules(Reader& r, Config& c, const EnvLookup& env) {
+  static const std::regex kModuleName("[a-z0-9_]+");
+  for (auto [name, out] : {std::pair{"CHANNEL", &c.channel}, std::pair{"PROVIDER", &c.provider}}) {
+    auto value = env(name);
+    if (!value) continue;
+    if (!std::regex_match(*value, kModuleName)) {
+      r.fail(name, *value, "is not a module name ([a-z0-9_]+)");
+    }
+    *out = *value;
+  }
+}
+
+void readLimits(Reader& r, Config& c) {
+  r.integer("HISTORY_MAX_MESSAGES", &c.history_max_messages, 2, 100000);
+  r.integer("HISTORY_MAX_TOKENS", &c.history_max_tokens, 256, 100000000);
+  r.integer("TOOL_RESULT_MAX_CHARS", &c.tool_result_max_chars, 100, 100000000);
+  r.integer("TOOL_MAX_ITERATIONS", &c.tool_max_iterations, 1, 1000);
+  r.integer("TOOL_TIMEOUT_SECONDS", &c.tool_timeout_seconds, 1, 86400);
+  r.integer("TOOL_SCHEMA_MAX_TOKENS", &c.tool_schema_max_tokens, 0, 100000000);
+}
+
+void readMemoryAndCron(Reader& r, Config& c) {
+  r.boolean("MEMORY_ENABLED", &c.memory_enabled);
+  r.text("MEMORY_BACKEND", &c.memory_backend);
+  if (c.memory_backend != "builtin" &&
+      (c.memory_backend.rfind("mcp:", 0) != 0 || c.memory_backend.size() == 4)) {
+    r.fail("MEMORY_BACKEND", c.memory_backend, "is not builtin or mcp:<server>");
+  }
+  r.integer("MEMORY_CONSOLIDATE_MINUTES", &c.memory_consolidate_minutes, 0, 525600);
+  r.boolean("CRON_ENABLED", &c.cron_enabled);
+  r.text("CRON_TZ", &c.cron_tz);
+  r.integer("CRON_MAX_JOBS", &c.cron_max_jobs, 1, 100000);
+  r.integer("CRON_TICK_SECONDS", &c.cron_tick_seconds, 1, 3600);
+}
+
+void readChat(Reader& r, Config& c) {
+  r.boolean("STREAM_REPLIES", &c.stream_replies);
+  int trace = r.oneOf("TOOL_TRACE", {"compact", "full", "off"});
+  if (trace >= 0) c.tool_trace = static_cast<TraceMode>(trace);
+  r.integer("COALESCE_SETTLE_MS", &c.coalesce_settle_ms, 0, 600000);
+  r.integer("SPINUP_NOTICE_MS", &c.spinup_notice_ms, 0, 600000);
+  r.integer("HEARTBEAT_SECONDS", &c.heartbeat_seconds, 1, 86400);
+  r.oneOf("STDIO_FORMAT", {"text", "jsonl"}, &c.stdio_format);
+  int level = r.oneOf("LOG_LEVEL", {"debug", "info", "warn", "error"});
+  if (level >= 0) c.log_level = static_cast<LogLevel>(level);
+}
+
+}  // namespace
+
+EnvLookup processEnv() {
+  return [](std::string_view name) -> std::optional<std::string> {
+    const char* value = std::getenv(std::string(name).c_str());
+    if (!value || !*value) return std::nullopt;
+    return std::string(value);
+  };
+}
+
+Result<Config> load(const EnvLookup& env) {
+  Config c;
+  Reader r(env);
+  readModules(r, c, env);
+  readPaths(r, c);
+  readLimits(r, c);
+  readMemoryAndCron(r, c);
+  readChat(r, c);
+  if (!r.status().isOk()) return r.status();
+  return c;
+}
+
+}  // namespace gantry::config

@@ -1,0 +1,56 @@
+#pragma once
+/// Config: every core variable of DESIGN 3, parsed and validated once at boot. Module keys
+/// (LLM_*, TELEGRAM_*, …) are validated by their modules' factories.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gantry/host.h"
+#include "gantry/status.h"
+
+namespace gantry::config {
+
+enum class TraceMode { kCompact, kFull, kOff };
+
+struct Config {
+  std::string channel = "telegram";
+  std::string provider = "openai";
+  std::string persona_dir = "/persona";
+  std::string data_dir = "/data";
+  std::string mcp_manifest = "/etc/gantry/mcp.toml";
+  std::string module_dir;  ///< empty: the build tree's modules/ or the install default
+  int history_max_messages = 200;
+  int history_max_tokens = 128000;
+  int tool_result_max_chars = 16000;
+  int tool_max_iterations = 20;
+  int tool_timeout_seconds = 120;
+  int tool_schema_max_tokens = 0;
+  bool memory_enabled = true;
+  std::string memory_backend = "builtin";  ///< or "mcp:<server>"
+  int memory_consolidate_minutes = 30;
+  bool cron_enabled = true;
+  std::string cron_tz = "UTC";
+  int cron_max_jobs = 50;
+  int cron_tick_seconds = 15;
+  bool stream_replies = false;
+  TraceMode tool_trace = TraceMode::kCompact;
+  int coalesce_settle_ms = 2000;
+  int spinup_notice_ms = 4000;
+  int heartbeat_seconds = 30;
+  LogLevel log_level = LogLevel::kInfo;
+  std::string stdio_format = "text";  ///< text | jsonl
+};
+
+/// Looks a variable up; nullopt when unset. Empty values count as unset.
+using EnvLookup = std::function<std::optional<std::string>(std::string_view)>;
+
+/// The process environment, with `secret://` values refused until a vault exists.
+EnvLookup processEnv();
+
+/// Parses and validates. The error names the variable and the accepted values, e.g.
+/// `HISTORY_MAX_MESSAGES: "abc" is not an integer in 1..100000`.
+Result<Config> load(const EnvLookup& env);
+
+}  // namespace gantry::config
