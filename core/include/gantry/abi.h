@@ -10,7 +10,7 @@
 #include "gantry/host.h"
 #include "gantry/provider.h"
 
-#define GANTRY_ABI_VERSION 1u
+#define GANTRY_ABI_VERSION 1
 
 #define GANTRY_STRINGIFY_(x) #x
 #define GANTRY_STRINGIFY(x) GANTRY_STRINGIFY_(x)

@@ -22,7 +22,8 @@ class Reader {
     int parsed = 0;
     auto [ptr, ec] = std::from_chars(value->data(), value->data() + value->size(), parsed);
     if (ec != std::errc() || ptr != value->data() + value->size() || parsed < min || parsed > max) {
-      fail(name, *value, "is not an integer in " + std::to_string(min) + ".." + std::to_string(max));
+      fail(name, *value,
+           "is not an integer in " + std::to_string(min) + ".." + std::to_string(max));
       return;
     }
     *out = parsed;

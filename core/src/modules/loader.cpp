@@ -14,8 +14,8 @@ namespace fs = std::filesystem;
 namespace gantry::modules {
 namespace {
 
-constexpr std::size_t kMinDescSize = offsetof(gantry_module_desc, create_provider) +
-                                     sizeof(gantry_module_desc::create_provider);
+constexpr std::size_t kMinDescSize =
+    offsetof(gantry_module_desc, create_provider) + sizeof(gantry_module_desc::create_provider);
 
 std::string prefix(ModuleKind kind) { return std::string(kindName(kind)) + "_"; }
 
@@ -33,8 +33,8 @@ Result<gantry_module_entry_fn> openEntry(const std::string& path) {
   if (!handle) return Status::error("module: cannot load " + path + ": " + dlerror());
   void* symbol = dlsym(handle, GANTRY_MODULE_ENTRY_NAME);
   if (!symbol) {
-    return Status::error("module: " + path + " does not export " GANTRY_MODULE_ENTRY_NAME
-                         " (not a gantry module)");
+    return Status::error("module: " + path +
+                         " does not export " GANTRY_MODULE_ENTRY_NAME " (not a gantry module)");
   }
   return reinterpret_cast<gantry_module_entry_fn>(symbol);
 }
@@ -85,7 +85,8 @@ std::string exeDir() {
 template <class T, class Factory>
 Result<std::unique_ptr<T>> runFactory(const Module& m, Host& host, Factory factory) {
   std::string label = std::string(kindName(m.desc->kind)) + " " + m.desc->name;
-  if (!factory) return Status::error("module: " + m.path + " has no " + kindName(m.desc->kind) + " factory");
+  if (!factory)
+    return Status::error("module: " + m.path + " has no " + kindName(m.desc->kind) + " factory");
   std::string err;
   T* made = nullptr;
   try {
