@@ -1,0 +1,51 @@
+#include "call_interrupt.h"
+
+#include <sys/socket.h>
+
+namespace gantry::openai {
+
+void CallInterrupt::State::fire() {
+  std::lock_guard lock(mutex);
+  cancelled = true;
+  // A raw shutdown(2) is safe beside a read blocked in another thread and wakes it; the
+  // socket itself is closed later by its owner.
+  if (socket != nullptr && socket->impl()->initialized()) {
+    ::shutdown(socket->impl()->sockfd(), SHUT_RDWR);
+  }
+  wake.notify_all();
+}
+
+// CancelToken::subscribe is not const although the token is handed to providers as const;
+// subscribing is the documented way to interrupt blocking I/O, so the const is cast away.
+CallInterrupt::CallInterrupt(const CancelToken& token) : token_(const_cast<CancelToken&>(token)) {
+  subscription_ = token_.subscribe([state = state_] { state->fire(); });
+}
+
+CallInterrupt::~CallInterrupt() { token_.unsubscribe(subscription_); }
+
+bool CallInterrupt::cancelled() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->cancelled;
+}
+
+void CallInterrupt::attach(Poco::Net::StreamSocket& socket) {
+  bool cancelled_now = false;
+  {
+    std::lock_guard lock(state_->mutex);
+    state_->socket = &socket;
+    cancelled_now = state_->cancelled;
+  }
+  if (cancelled_now) state_->fire();
+}
+
+void CallInterrupt::detach() {
+  std::lock_guard lock(state_->mutex);
+  state_->socket = nullptr;
+}
+
+bool CallInterrupt::sleepFor(std::chrono::milliseconds delay) {
+  std::unique_lock lock(state_->mutex);
+  return !state_->wake.wait_for(lock, delay, [this] { return state_->cancelled; });
+}
+
+}  // namespace gantry::openai

@@ -1,0 +1,269 @@
+#include "openai_api.h"
+
+#include <cstdio>
+#include <random>
+
+#include "openai_json.h"
+#include "openai_stream.h"
+#include "rapidjson/document.h"
+#include "rapidjson/error/en.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
+
+namespace gantry::openai {
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void writeString(Writer& w, std::string_view text) {
+  w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+}
+
+void writeField(Writer& w, const char* key, std::string_view value) {
+  w.Key(key);
+  writeString(w, value);
+}
+
+std::string imageUrl(const Image& image) {
+  if (!image.url.empty()) return image.url;
+  return "data:" + (image.mime_type.empty() ? std::string("image/jpeg") : image.mime_type) +
+         ";base64," + image.data_base64;
+}
+
+// A user message with images becomes a content array of text and image_url parts.
+void writeUserContent(Writer& w, const ChatMessage& message) {
+  w.Key("content");
+  if (message.images.empty()) return writeString(w, message.content);
+  w.StartArray();
+  if (!message.content.empty()) {
+    w.StartObject();
+    writeField(w, "type", "text");
+    writeField(w, "text", message.content);
+    w.EndObject();
+  }
+  for (const Image& image : message.images) {
+    w.StartObject();
+    writeField(w, "type", "image_url");
+    w.Key("image_url");
+    w.StartObject();
+    writeField(w, "url", imageUrl(image));
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void writeToolCall(Writer& w, const ToolCall& call) {
+  w.StartObject();
+  writeField(w, "id", call.id);
+  writeField(w, "type", "function");
+  w.Key("function");
+  w.StartObject();
+  writeField(w, "name", call.name);
+  writeField(w, "arguments", call.arguments.empty() ? std::string_view("{}") : call.arguments);
+  w.EndObject();
+  if (!call.thought_signature.empty()) {
+    w.Key("extra_content");
+    w.StartObject();
+    w.Key("google");
+    w.StartObject();
+    writeField(w, "thought_signature", call.thought_signature);
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndObject();
+}
+
+void writeAssistant(Writer& w, const ChatMessage& message) {
+  w.Key("content");
+  if (message.content.empty() && !message.tool_calls.empty()) {
+    w.Null();  // content may be null only beside tool_calls
+  } else {
+    writeString(w, message.content);
+  }
+  if (message.tool_calls.empty()) return;
+  w.Key("tool_calls");
+  w.StartArray();
+  for (const ToolCall& call : message.tool_calls) writeToolCall(w, call);
+  w.EndArray();
+}
+
+void writeMessage(Writer& w, const ChatMessage& message) {
+  w.StartObject();
+  writeField(w, "role", roleName(message.role));
+  switch (message.role) {
+    case Role::kUser: writeUserContent(w, message); break;
+    case Role::kAssistant: writeAssistant(w, message); break;
+    case Role::kTool:
+      writeField(w, "tool_call_id", message.tool_call_id);
+      writeField(w, "content", message.content);
+      break;
+    case Role::kSystem: writeField(w, "content", message.content); break;
+  }
+  w.EndObject();
+}
+
+void writeTools(Writer& w, const std::vector<ToolSchema>& tools) {
+  w.Key("tools");
+  w.StartArray();
+  for (const ToolSchema& tool : tools) {
+    w.StartObject();
+    writeField(w, "type", "function");
+    w.Key("function");
+    w.StartObject();
+    writeField(w, "name", tool.name);
+    writeField(w, "description", tool.description);
+    w.Key("parameters");
+    if (tool.parameters_json.empty()) {
+      w.RawValue("{\"type\":\"object\",\"properties\":{}}", 34, rapidjson::kObjectType);
+    } else {
+      w.RawValue(tool.parameters_json.data(), tool.parameters_json.size(), rapidjson::kObjectType);
+    }
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndArray();
+  writeField(w, "tool_choice", "auto");
+}
+
+Status writeResponseFormat(Writer& w, const std::string& schema_json) {
+  rapidjson::Document schema;
+  schema.Parse(schema_json.data(), schema_json.size());
+  if (schema.HasParseError() || !schema.IsObject()) {
+    return Status::error("model: response schema is not a JSON object");
+  }
+  w.Key("response_format");
+  w.StartObject();
+  writeField(w, "type", "json_schema");
+  w.Key("json_schema");
+  w.StartObject();
+  writeField(w, "name", "tool_call");
+  w.Key("schema");
+  schema.Accept(w);
+  w.Key("strict");
+  w.Bool(true);
+  w.EndObject();
+  w.EndObject();
+  return Status::ok();
+}
+
+void writeStreamFields(Writer& w, bool stream) {
+  w.Key("stream");
+  w.Bool(stream);
+  if (!stream) return;
+  w.Key("stream_options");
+  w.StartObject();
+  w.Key("include_usage");
+  w.Bool(true);
+  w.EndObject();
+}
+
+ToolCall readToolCall(const rapidjson::Value& call) {
+  ToolCall out;
+  out.id = json::string(call, "id");
+  if (out.id.empty()) out.id = generateCallId();
+  if (const rapidjson::Value* function = json::member(call, "function")) {
+    out.name = json::string(*function, "name");
+    const rapidjson::Value* args = json::member(*function, "arguments");
+    if (args != nullptr && args->IsString()) {
+      out.arguments.assign(args->GetString(), args->GetStringLength());
+    } else if (args != nullptr) {  // some servers send the arguments as an object
+      rapidjson::StringBuffer buffer;
+      Writer writer(buffer);
+      args->Accept(writer);
+      out.arguments.assign(buffer.GetString(), buffer.GetSize());
+    }
+  }
+  out.thought_signature = json::thoughtSignature(call);
+  return out;
+}
+
+Status readMessage(const rapidjson::Value& message, ChatResponse* response) {
+  if (!message.IsObject()) return Status::error("choices[0].message is not an object");
+  ThinkFilter think;
+  std::string reasoning(json::reasoning(message));
+  think.feed(json::contentText(json::member(message, "content")), &response->message.content,
+             &reasoning);
+  think.finish(&response->message.content, &reasoning);
+  response->message.reasoning = std::move(reasoning);
+  const rapidjson::Value* calls = json::member(message, "tool_calls");
+  if (calls == nullptr) return Status::ok();
+  if (!calls->IsArray()) return Status::error("tool_calls is not an array");
+  for (const auto& call : calls->GetArray()) {
+    response->message.tool_calls.push_back(readToolCall(call));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<std::string> encodeRequest(const ChatRequest& request, const RequestOptions& options) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartObject();
+  writeField(w, "model", options.model);
+  w.Key("messages");
+  w.StartArray();
+  if (request.messages != nullptr) {
+    for (const ChatMessage& message : *request.messages) writeMessage(w, message);
+  }
+  w.EndArray();
+  if (request.tools != nullptr && !request.tools->empty()) writeTools(w, *request.tools);
+  if (!request.response_schema_json.empty()) {
+    Status status = writeResponseFormat(w, request.response_schema_json);
+    if (!status.isOk()) return status;
+  }
+  if (options.max_tokens > 0) {
+    w.Key("max_tokens");
+    w.Int(options.max_tokens);
+  }
+  writeStreamFields(w, options.stream);
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+Result<ChatResponse> parseResponse(std::string_view body) {
+  rapidjson::Document doc;
+  doc.Parse(body.data(), body.size());
+  if (doc.HasParseError()) {
+    return Status::error(std::string("not JSON (") +
+                         rapidjson::GetParseError_En(doc.GetParseError()) + " at offset " +
+                         std::to_string(doc.GetErrorOffset()) + ")");
+  }
+  std::string api_error = apiErrorMessage(body);
+  if (!api_error.empty()) return Status::error("error: " + api_error);
+  const rapidjson::Value* choices = json::member(doc, "choices");
+  if (choices == nullptr || !choices->IsArray() || choices->Empty()) {
+    return Status::error("no choices in the reply");
+  }
+  const rapidjson::Value& choice = (*choices)[0];
+  ChatResponse response;
+  response.message.role = Role::kAssistant;
+  const rapidjson::Value* message = json::member(choice, "message");
+  if (message == nullptr) return Status::error("choices[0] has no message");
+  Status status = readMessage(*message, &response);
+  if (!status.isOk()) return status;
+  response.finish_reason = json::string(choice, "finish_reason");
+  json::readUsage(doc, &response.usage);
+  return response;
+}
+
+std::string apiErrorMessage(std::string_view body) {
+  rapidjson::Document doc;
+  doc.Parse(body.data(), body.size());
+  if (doc.HasParseError() || !doc.IsObject()) return {};
+  const rapidjson::Value* error = json::member(doc, "error");
+  if (error == nullptr) return {};
+  if (error->IsString()) return error->GetString();
+  std::string message(json::string(*error, "message"));
+  return message.empty() ? std::string("unspecified error") : message;
+}
+
+std::string generateCallId() {
+  thread_local std::mt19937_64 random{std::random_device{}()};
+  char id[32];
+  std::snprintf(id, sizeof id, "call_%016llx", static_cast<unsigned long long>(random()));
+  return id;
+}
+
+}  // namespace gantry::openai

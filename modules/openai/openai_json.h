@@ -1,0 +1,69 @@
+#pragma once
+/// Small RapidJSON readers shared by the response and stream parsers (module-internal).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "gantry/provider.h"
+#include "rapidjson/document.h"
+
+namespace gantry::openai::json {
+
+/// The member key of obj when obj is an object and the member is present and not null.
+inline const rapidjson::Value* member(const rapidjson::Value& obj, const char* key) {
+  if (!obj.IsObject()) return nullptr;
+  auto it = obj.FindMember(key);
+  if (it == obj.MemberEnd() || it->value.IsNull()) return nullptr;
+  return &it->value;
+}
+
+/// The string member key of obj, or "" when absent or not a string.
+inline std::string_view string(const rapidjson::Value& obj, const char* key) {
+  const rapidjson::Value* value = member(obj, key);
+  if (value == nullptr || !value->IsString()) return {};
+  return {value->GetString(), value->GetStringLength()};
+}
+
+/// The integer member key of obj, or 0.
+inline std::int64_t integer(const rapidjson::Value& obj, const char* key) {
+  const rapidjson::Value* value = member(obj, key);
+  if (value == nullptr || !value->IsNumber()) return 0;
+  return value->IsInt64() ? value->GetInt64() : static_cast<std::int64_t>(value->GetDouble());
+}
+
+/// Reads prompt_tokens and completion_tokens of a usage object (absent: left unchanged).
+inline void readUsage(const rapidjson::Value& root, Usage* usage) {
+  const rapidjson::Value* value = member(root, "usage");
+  if (value == nullptr || !value->IsObject()) return;
+  usage->prompt_tokens = integer(*value, "prompt_tokens");
+  usage->completion_tokens = integer(*value, "completion_tokens");
+}
+
+/// Reasoning text of a message or delta: reasoning_content (DeepSeek, vLLM, llama.cpp) or
+/// reasoning (Ollama, OpenRouter).
+inline std::string_view reasoning(const rapidjson::Value& message) {
+  std::string_view text = string(message, "reasoning_content");
+  return text.empty() ? string(message, "reasoning") : text;
+}
+
+/// Gemini's extra_content.google.thought_signature of a tool call, or "".
+inline std::string_view thoughtSignature(const rapidjson::Value& call) {
+  const rapidjson::Value* extra = member(call, "extra_content");
+  const rapidjson::Value* google = extra ? member(*extra, "google") : nullptr;
+  return google ? string(*google, "thought_signature") : std::string_view();
+}
+
+/// Visible text of a content value: a string, or the text parts of a content array.
+inline std::string contentText(const rapidjson::Value* content) {
+  if (content == nullptr) return {};
+  if (content->IsString()) return {content->GetString(), content->GetStringLength()};
+  std::string text;
+  if (!content->IsArray()) return text;
+  for (const auto& part : content->GetArray()) {
+    if (string(part, "type") == "text") text += string(part, "text");
+  }
+  return text;
+}
+
+}  // namespace gantry::openai::json

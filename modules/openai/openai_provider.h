@@ -1,0 +1,65 @@
+#pragma once
+/// OpenAiProvider: gantry::Provider over an OpenAI-compatible /chat/completions endpoint
+/// (HTTP or HTTPS), with streaming, retries, time limits and cancellation.
+
+#include <chrono>
+#include <istream>
+#include <memory>
+#include <string>
+
+#include "Poco/Net/Context.h"
+#include "Poco/Net/HTTPClientSession.h"
+#include "Poco/Net/HTTPResponse.h"
+#include "call_interrupt.h"
+#include "gantry/host.h"
+#include "gantry/provider.h"
+#include "openai_config.h"
+#include "openai_stream.h"
+
+namespace gantry::openai {
+
+/// Thread-safe: each chat() uses its own connection, so calls may run concurrently.
+class OpenAiProvider final : public Provider {
+ public:
+  /// host must outlive the provider.
+  OpenAiProvider(Host& host, OpenAiConfig config);
+
+  /// One model call, retried inside (connection errors, 408, 429, 5xx; at most 3 retries
+  /// with backoff 1 s, 2 s, 4 s or the server's Retry-After up to 60 s) unless a streamed
+  /// delta already reached the callbacks. Never throws; errors name what to check.
+  Result<ChatResponse> chat(const ChatRequest& request, const StreamCallbacks* callbacks,
+                            const CancelToken& cancel) noexcept override;
+  std::string model() const noexcept override { return config_.model; }
+
+  /// Longest silence a stream may keep before the call fails.
+  static constexpr std::chrono::seconds kStreamSilence{120};
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Call;
+  struct Attempt;
+
+  Result<ChatResponse> run(Call& call);
+  Attempt attemptOnce(Call& call);
+  Result<ChatResponse> exchange(Call& call, StreamAssembler& assembler);
+  Result<ChatResponse> readStream(Call& call, Poco::Net::HTTPClientSession& session,
+                                  std::istream& body, StreamAssembler& assembler);
+  std::unique_ptr<Poco::Net::HTTPClientSession> openSession(Call& call);
+  void setReadTimeout(Call& call, Poco::Net::HTTPClientSession& session);
+  Status timeoutStatus(const Call& call) const;
+  Status httpFailure(Call& call, const Poco::Net::HTTPResponse& response, std::istream& in);
+  Status bodyFailure(const std::string& detail) const;
+  void logCall(const Call& call, const Result<ChatResponse>& result);
+
+  Host& host_;
+  OpenAiConfig config_;
+  std::string scheme_, host_name_, path_;
+  unsigned short port_ = 0;
+  Poco::Net::Context::Ptr tls_;
+};
+
+/// The module's factory: reads the configuration and builds the provider. Returns null and
+/// sets *err (one line naming the variable) on failure. Never throws.
+Provider* createOpenAiProvider(Host& host, std::string* err) noexcept;
+
+}  // namespace gantry::openai
