@@ -1,0 +1,362 @@
+#include "telegram_channel.h"
+
+#include <Poco/Base64Decoder.h>
+#include <Poco/Base64Encoder.h>
+#include <Poco/Net/StringPartSource.h>
+#include <Poco/StreamCopier.h>
+
+#include <algorithm>
+#include <sstream>
+#include <thread>
+
+#include "gantry/guard.h"
+
+namespace gantry::telegram {
+namespace {
+
+constexpr int kCallTimeoutSeconds = 60;
+constexpr std::string_view kOffsetKey = "offset";
+
+std::string toBase64(const std::string& bytes) {
+  std::ostringstream out;
+  Poco::Base64Encoder encoder(out);
+  encoder.rdbuf()->setLineLength(0);
+  encoder << bytes;
+  encoder.close();
+  return out.str();
+}
+
+std::string fromBase64(const std::string& text) {
+  std::istringstream in(text);
+  Poco::Base64Decoder decoder(in);
+  std::string bytes;
+  Poco::StreamCopier::copyToString(decoder, bytes);
+  return bytes;
+}
+
+// Image bytes and MIME type from data_base64 or a data: URL.
+bool imageBytes(const Image& image, std::string* bytes, std::string* mime) {
+  if (!image.data_base64.empty()) {
+    *bytes = fromBase64(image.data_base64);
+    *mime = image.mime_type.empty() ? "image/jpeg" : image.mime_type;
+    return true;
+  }
+  const std::string& url = image.url;
+  auto comma = url.find(',');
+  if (url.rfind("data:", 0) != 0 || comma == std::string::npos) return false;
+  std::string header = url.substr(5, comma - 5);
+  *mime = header.substr(0, header.find(';'));
+  *bytes = fromBase64(url.substr(comma + 1));
+  return true;
+}
+
+Reply networkFault(const HttpReply& http) {
+  Reply reply;
+  reply.outcome = Outcome::kTransient;
+  reply.description = "network error: " + http.error;
+  return reply;
+}
+
+}  // namespace
+
+bool optionsFromHost(Host& host, Options* options, std::string* err) {
+  options->token = host.config("TELEGRAM_BOT_TOKEN").value_or("");
+  if (options->token.empty()) {
+    *err = "TELEGRAM_BOT_TOKEN is not set: create a bot with @BotFather and set its token";
+    return false;
+  }
+  if (!parseAllowlist(host.config("TELEGRAM_ALLOWED_USERS").value_or(""), &options->allowed_users,
+                      err)) {
+    return false;
+  }
+  options->api_base = host.config("TELEGRAM_API_BASE").value_or("https://api.telegram.org");
+  if (options->api_base.empty()) options->api_base = "https://api.telegram.org";
+  if (!BotHttp(options->api_base, "").ok()) {
+    *err = "TELEGRAM_API_BASE: \"" + options->api_base + "\" is not an http(s) URL";
+    return false;
+  }
+  return true;
+}
+
+TelegramChannel::TelegramChannel(Host& host, Options options)
+    : host_(host), options_(std::move(options)), http_(options_.api_base, options_.token) {}
+
+ChannelCaps TelegramChannel::caps() const noexcept {
+  ChannelCaps caps;
+  caps.max_message_chars = kMaxMessageChars;
+  caps.can_edit = true;
+  caps.markup = Markup::kTelegramHtml;
+  return caps;
+}
+
+// ---- receive ------------------------------------------------------------------------
+
+Status TelegramChannel::run(InboundSink& sink) noexcept {
+  return guard("telegram: run", [&] { return receiveLoop(sink); });
+}
+
+void TelegramChannel::stop() noexcept {
+  stop_ = true;
+  poll_slot_.abort();
+  std::lock_guard lock(pause_mutex_);
+  pause_wake_.notify_all();
+}
+
+bool TelegramChannel::stopRequested() const { return stop_ || host_.stopping(); }
+
+void TelegramChannel::pause(std::chrono::milliseconds delay) {
+  std::unique_lock lock(pause_mutex_);
+  pause_wake_.wait_for(lock, delay, [this] { return stopRequested(); });
+}
+
+std::int64_t TelegramChannel::loadOffset() {
+  auto stored = host_.stateGet(kOffsetKey);
+  if (!stored) return 0;
+  try {
+    return std::stoll(*stored);
+  } catch (const std::exception&) {
+    host_.log(LogLevel::kWarn,
+              "telegram: stored offset is unreadable; starting from the queue head",
+              {{"offset", *stored}});
+    return 0;
+  }
+}
+
+void TelegramChannel::saveOffset(std::int64_t offset) {
+  Status saved = host_.stateSet(kOffsetKey, std::to_string(offset));
+  if (!saved.isOk()) {
+    host_.log(LogLevel::kError, "telegram: could not persist the update offset",
+              {{"error", saved.message()}});
+  }
+}
+
+// One getUpdates after another. The offset is persisted right after each update is handed
+// to the sink (which records the message first), and the next getUpdates confirms it to
+// Telegram: a restart resumes after the last handed-over update and never sees it again.
+Status TelegramChannel::receiveLoop(InboundSink& sink) {
+  std::int64_t offset = loadOffset();
+  auto backoff = options_.backoff_initial;
+  while (!stopRequested()) {
+    HttpReply http =
+        http_.postJson("getUpdates", getUpdatesBody(offset, options_.poll_timeout_seconds),
+                       options_.poll_timeout_seconds + 15, &poll_slot_);
+    if (stopRequested()) break;
+    Reply reply = http.status == 0 ? networkFault(http) : parseReply(http.status, http.body);
+    if (reply.outcome == Outcome::kOk) {
+      backoff = options_.backoff_initial;
+      std::vector<Update> updates;
+      std::string err;
+      if (!parseUpdates(reply.result_json, &updates, &err)) return Status::error(err);
+      for (const Update& update : updates) {
+        handleUpdate(update, sink);
+        offset = update.update_id + 1;
+        saveOffset(offset);
+      }
+      continue;
+    }
+    std::string what = describe("getUpdates", reply);
+    if (reply.outcome == Outcome::kRetryAfter) {
+      host_.log(LogLevel::kWarn, what, {{"retry_after", std::to_string(reply.retry_after)}});
+      pause(
+          std::chrono::seconds(std::clamp(reply.retry_after, 1, options_.max_retry_after_seconds)));
+      continue;
+    }
+    if (reply.outcome != Outcome::kTransient) {
+      host_.log(LogLevel::kError, what);
+      return Status::error(what);
+    }
+    host_.log(LogLevel::kWarn, what + "; retrying",
+              {{"backoff_ms", std::to_string(backoff.count())}});
+    pause(backoff);
+    backoff = std::min(backoff * 2, options_.backoff_max);
+  }
+  return Status::ok();
+}
+
+void TelegramChannel::handleUpdate(const Update& update, InboundSink& sink) {
+  if (!update.has_message) return;
+  if (update.chat_type != "private") {
+    host_.log(LogLevel::kInfo, "telegram: ignored a message outside a private chat",
+              {{"chat_id", update.message.chat_id}, {"chat_type", update.chat_type}});
+    return;
+  }
+  if (options_.allowed_users.count(update.sender_id) == 0) {
+    host_.log(
+        LogLevel::kWarn, "telegram: dropped a message from a sender not in TELEGRAM_ALLOWED_USERS",
+        {{"sender_id", update.message.sender_id}, {"sender_name", update.message.sender_name}});
+    return;
+  }
+  InboundMessage message = update.message;
+  if (!update.photo_file_id.empty()) attachPhoto(update, &message);
+  if (message.text.empty() && message.images.empty()) return;
+  sink.onMessage(std::move(message));
+}
+
+void TelegramChannel::attachPhoto(const Update& update, InboundMessage* message) {
+  auto skip = [&](const std::string& why) {
+    host_.log(LogLevel::kWarn, "telegram: photo not attached: " + why,
+              {{"chat_id", message->chat_id}, {"message_id", message->message_id}});
+  };
+  std::size_t cap = options_.max_photo_bytes;
+  if (update.photo_size > static_cast<std::int64_t>(cap)) return skip("larger than the size cap");
+  Reply reply = callJson("getFile", getFileBody(update.photo_file_id));
+  std::optional<FileInfo> file;
+  if (reply.outcome == Outcome::kOk) file = fileInfoOf(reply.result_json);
+  if (!file) return skip(describe("getFile", reply));
+  if (file->file_size > static_cast<std::int64_t>(cap)) return skip("larger than the size cap");
+  HttpReply bytes = http_.download(file->file_path, cap, kCallTimeoutSeconds);
+  if (bytes.status != 200) {
+    return skip(bytes.status == 0 ? bytes.error : "HTTP " + std::to_string(bytes.status));
+  }
+  message->images.push_back({mimeForPath(file->file_path), toBase64(bytes.body), ""});
+}
+
+// ---- send ---------------------------------------------------------------------------
+
+// Runs one Bot API call until it succeeds or fails for good: 429 waits retry_after (a
+// reply is delayed, never dropped), 5xx and network faults back off a few times.
+Reply TelegramChannel::call(std::string_view method, const Attempt& attempt) {
+  auto backoff = options_.backoff_initial;
+  int transient = 0;
+  int waits = 0;
+  while (true) {
+    HttpReply http = attempt();
+    Reply reply = http.status == 0 ? networkFault(http) : parseReply(http.status, http.body);
+    if (reply.outcome == Outcome::kRetryAfter && ++waits <= options_.rate_limit_waits) {
+      int seconds = std::clamp(reply.retry_after, 1, options_.max_retry_after_seconds);
+      host_.log(LogLevel::kInfo, "telegram: rate limited; waiting",
+                {{"method", std::string(method)}, {"retry_after", std::to_string(seconds)}});
+      std::this_thread::sleep_for(std::chrono::seconds(seconds));
+      continue;
+    }
+    if (reply.outcome == Outcome::kTransient && ++transient < options_.transient_attempts) {
+      host_.log(LogLevel::kWarn, describe(method, reply) + "; retrying",
+                {{"backoff_ms", std::to_string(backoff.count())}});
+      std::this_thread::sleep_for(backoff);
+      backoff = std::min(backoff * 2, options_.backoff_max);
+      continue;
+    }
+    return reply;
+  }
+}
+
+Reply TelegramChannel::callJson(std::string_view method, const std::string& body) {
+  return call(method, [&] { return http_.postJson(method, body, kCallTimeoutSeconds); });
+}
+
+Status TelegramChannel::statusOf(std::string_view method, const Reply& reply) {
+  if (reply.outcome == Outcome::kOk || reply.outcome == Outcome::kNotModified) return Status::ok();
+  std::string what = describe(method, reply);
+  bool retry = reply.outcome == Outcome::kTransient || reply.outcome == Outcome::kRetryAfter;
+  return retry ? Status::retry(what) : Status::error(what);
+}
+
+Result<std::string> TelegramChannel::sendPart(const std::string& chat_id, const Part& part) {
+  Reply reply = callJson("sendMessage", sendMessageBody(chat_id, part.html, true));
+  if (reply.outcome == Outcome::kEntities) {
+    host_.log(LogLevel::kWarn, "telegram: HTML rejected; resending as plain text",
+              {{"error", reply.description}});
+    reply = callJson("sendMessage", sendMessageBody(chat_id, part.markdown, false));
+  }
+  if (reply.outcome != Outcome::kOk) return statusOf("sendMessage", reply);
+  return messageIdOf(reply.result_json);
+}
+
+Result<std::string> TelegramChannel::send(const std::string& chat_id,
+                                          std::string_view text) noexcept {
+  return guard("telegram: sendMessage", [&]() -> Result<std::string> {
+    std::vector<Part> parts = renderParts(text);
+    if (parts.empty()) return Status::error("telegram: sendMessage: empty text");
+    std::string last;
+    for (const Part& part : parts) {
+      Result<std::string> sent = sendPart(chat_id, part);
+      if (!sent.isOk()) return sent;
+      last = sent.value();
+    }
+    return last;
+  });
+}
+
+Status TelegramChannel::editPart(const std::string& chat_id, const std::string& message_id,
+                                 const Part& part) {
+  Reply reply = callJson("editMessageText", editMessageBody(chat_id, message_id, part.html, true));
+  if (reply.outcome == Outcome::kEntities) {
+    reply = callJson("editMessageText", editMessageBody(chat_id, message_id, part.markdown, false));
+  }
+  return statusOf("editMessageText", reply);
+}
+
+Status TelegramChannel::edit(const std::string& chat_id, const std::string& message_id,
+                             std::string_view text) noexcept {
+  return guard("telegram: editMessageText", [&]() -> Status {
+    std::vector<Part> parts = renderParts(text);
+    if (parts.empty()) return Status::error("telegram: editMessageText: empty text");
+    Status edited = editPart(chat_id, message_id, parts.front());
+    if (!edited.isOk() || parts.size() == 1) return edited;
+    return Status::error("telegram: editMessageText: the text needs " +
+                         std::to_string(parts.size()) +
+                         " messages; only the first was shown (split at caps().max_message_chars)");
+  });
+}
+
+Status TelegramChannel::typing(const std::string& chat_id) noexcept {
+  return guard("telegram: sendChatAction", [&] {
+    return statusOf("sendChatAction", callJson("sendChatAction", chatActionBody(chat_id)));
+  });
+}
+
+Result<std::string> TelegramChannel::uploadPhoto(const std::string& chat_id, const Image& image,
+                                                 const Part* caption, bool html) {
+  std::string bytes;
+  std::string mime;
+  if (!imageBytes(image, &bytes, &mime)) {
+    return Status::error("telegram: sendPhoto: the image has neither data nor a usable URL");
+  }
+  Reply reply = call("sendPhoto", [&] {
+    Poco::Net::HTMLForm form(Poco::Net::HTMLForm::ENCODING_MULTIPART);
+    form.set("chat_id", chat_id);
+    if (caption != nullptr) form.set("caption", html ? caption->html : caption->markdown);
+    if (caption != nullptr && html) form.set("parse_mode", "HTML");
+    form.addPart("photo", new Poco::Net::StringPartSource(bytes, mime, "photo"));
+    return http_.postForm("sendPhoto", form, kCallTimeoutSeconds);
+  });
+  if (reply.outcome == Outcome::kEntities && html)
+    return uploadPhoto(chat_id, image, caption, false);
+  if (reply.outcome != Outcome::kOk) return statusOf("sendPhoto", reply);
+  return messageIdOf(reply.result_json);
+}
+
+Result<std::string> TelegramChannel::sendPhotoOnce(const std::string& chat_id, const Image& image,
+                                                   const Part* caption) {
+  bool by_url = !image.url.empty() && image.url.rfind("data:", 0) != 0;
+  if (!by_url) return uploadPhoto(chat_id, image, caption, true);
+  auto body = [&](bool html) {
+    if (caption == nullptr) return sendPhotoUrlBody(chat_id, image.url, "", false);
+    return sendPhotoUrlBody(chat_id, image.url, html ? caption->html : caption->markdown, html);
+  };
+  Reply reply = callJson("sendPhoto", body(true));
+  if (reply.outcome == Outcome::kEntities) reply = callJson("sendPhoto", body(false));
+  if (reply.outcome != Outcome::kOk) return statusOf("sendPhoto", reply);
+  return messageIdOf(reply.result_json);
+}
+
+// A caption that does not fit Telegram's 1024 characters follows the photo as messages.
+Result<std::string> TelegramChannel::sendPhoto(const std::string& chat_id, const Image& image,
+                                               std::string_view caption) noexcept {
+  return guard("telegram: sendPhoto", [&]() -> Result<std::string> {
+    std::vector<Part> parts = renderParts(caption, kMaxCaptionChars);
+    bool fits = parts.size() <= 1;
+    Result<std::string> photo =
+        sendPhotoOnce(chat_id, image, fits && !parts.empty() ? &parts[0] : nullptr);
+    if (!photo.isOk() || fits) return photo;
+    return send(chat_id, caption);
+  });
+}
+
+Status TelegramChannel::streamText(const std::string&, std::string_view, bool) noexcept {
+  return Status::error("telegram: streamText is not supported (stream by editing messages)");
+}
+
+void TelegramChannel::event(const std::string&, const TurnEvent&) noexcept {}
+
+}  // namespace gantry::telegram

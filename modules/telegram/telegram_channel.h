@@ -1,0 +1,91 @@
+#pragma once
+/// TelegramChannel: the Bot API over long polling (getUpdates) and plain HTTPS calls.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "gantry/channel.h"
+#include "gantry/host.h"
+#include "telegram_api.h"
+#include "telegram_http.h"
+
+namespace gantry::telegram {
+
+/// Everything the channel needs; built by the factory from the environment.
+struct Options {
+  std::string token;
+  std::set<std::int64_t> allowed_users;
+  std::string api_base = "https://api.telegram.org";
+  int poll_timeout_seconds = 50;
+  std::chrono::milliseconds backoff_initial{1000};
+  std::chrono::milliseconds backoff_max{30000};
+  int transient_attempts = 5;  ///< per call, for 5xx and network faults
+  int rate_limit_waits = 50;   ///< per call, for 429 retry_after waits
+  int max_retry_after_seconds = 300;
+  std::size_t max_photo_bytes = 10 * 1024 * 1024;
+};
+
+/// Builds Options from the host's configuration; false with *err naming the variable.
+bool optionsFromHost(Host& host, Options* options, std::string* err);
+
+/// The channel. run() owns the receive loop on its calling thread; send/edit/typing/
+/// sendPhoto may be called from any thread meanwhile and retry on their own (429
+/// retry_after, 5xx/network with backoff), so a reply is delayed rather than lost.
+class TelegramChannel final : public Channel {
+ public:
+  TelegramChannel(Host& host, Options options);
+  TelegramChannel(const TelegramChannel&) = delete;
+  TelegramChannel& operator=(const TelegramChannel&) = delete;
+
+  ChannelCaps caps() const noexcept override;
+  Status run(InboundSink& sink) noexcept override;
+  void stop() noexcept override;
+  Result<std::string> send(const std::string& chat_id, std::string_view text) noexcept override;
+  Status edit(const std::string& chat_id, const std::string& message_id,
+              std::string_view text) noexcept override;
+  Status typing(const std::string& chat_id) noexcept override;
+  Result<std::string> sendPhoto(const std::string& chat_id, const Image& image,
+                                std::string_view caption) noexcept override;
+  Status streamText(const std::string& chat_id, std::string_view delta,
+                    bool final) noexcept override;
+  void event(const std::string& chat_id, const TurnEvent& event) noexcept override;
+
+ private:
+  using Attempt = std::function<HttpReply()>;
+
+  // receive
+  Status receiveLoop(InboundSink& sink);
+  std::int64_t loadOffset();
+  void saveOffset(std::int64_t offset);
+  void handleUpdate(const Update& update, InboundSink& sink);
+  void attachPhoto(const Update& update, InboundMessage* message);
+  bool stopRequested() const;
+  void pause(std::chrono::milliseconds delay);
+
+  // send
+  Reply call(std::string_view method, const Attempt& attempt);
+  Reply callJson(std::string_view method, const std::string& body);
+  Result<std::string> sendPart(const std::string& chat_id, const Part& part);
+  Status editPart(const std::string& chat_id, const std::string& message_id, const Part& part);
+  Result<std::string> uploadPhoto(const std::string& chat_id, const Image& image,
+                                  const Part* caption, bool html);
+  Result<std::string> sendPhotoOnce(const std::string& chat_id, const Image& image,
+                                    const Part* caption);
+  static Status statusOf(std::string_view method, const Reply& reply);
+
+  Host& host_;
+  Options options_;
+  BotHttp http_;
+  AbortSlot poll_slot_;
+  std::atomic<bool> stop_{false};
+  std::mutex pause_mutex_;
+  std::condition_variable pause_wake_;
+};
+
+}  // namespace gantry::telegram
