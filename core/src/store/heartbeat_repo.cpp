@@ -1,0 +1,81 @@
+#include "store/heartbeat_repo.h"
+
+#include <Poco/Data/RecordSet.h>
+
+#include "store/db.h"
+
+using Poco::Data::Keywords::now;
+using Poco::Data::Keywords::use;
+
+namespace gantry::store {
+
+Status HeartbeatRepo::boot(int64_t pid, int64_t period_s, const std::string& channel) {
+  try {
+    std::lock_guard lock(store_.mutex());
+    int64_t at = nowMs();
+    std::string ch = channel;
+    store_.db().session << "INSERT OR REPLACE INTO heartbeat(id, pid, started_at, beat_at, "
+                           "period_s, channel) VALUES (1, ?, ?, ?, ?, ?)",
+        use(pid), use(at), use(at), use(period_s), use(ch), now;
+    return Status::ok();
+  } catch (const Poco::Exception& e) {
+    return Status::error("store: heartbeat: " + e.displayText());
+  }
+}
+
+Status HeartbeatRepo::update(const char* sql_set) {
+  try {
+    std::lock_guard lock(store_.mutex());
+    int64_t at = nowMs();
+    store_.db().session << (std::string("UPDATE heartbeat SET ") + sql_set + " WHERE id = 1"),
+        use(at), now;
+    return Status::ok();
+  } catch (const Poco::Exception& e) {
+    return Status::error("store: heartbeat: " + e.displayText());
+  }
+}
+
+Status HeartbeatRepo::beat() { return update("beat_at = ?"); }
+Status HeartbeatRepo::receiveOk() { return update("last_receive_ok_at = ?"); }
+
+Status HeartbeatRepo::modelOutcome(const std::string& outcome) {
+  try {
+    std::lock_guard lock(store_.mutex());
+    int64_t at = nowMs();
+    std::string text = outcome;
+    store_.db().session << "UPDATE heartbeat SET last_model_at = ?, last_model_outcome = ? "
+                           "WHERE id = 1",
+        use(at), use(text), now;
+    return Status::ok();
+  } catch (const Poco::Exception& e) {
+    return Status::error("store: heartbeat: " + e.displayText());
+  }
+}
+
+Result<std::optional<Heartbeat>> HeartbeatRepo::read() {
+  try {
+    std::lock_guard lock(store_.mutex());
+    Poco::Data::Statement select(store_.db().session);
+    select
+        << "SELECT pid, started_at, beat_at, period_s, channel, COALESCE(last_receive_ok_at, 0), "
+           "COALESCE(last_model_at, 0), COALESCE(last_model_outcome, '') FROM heartbeat "
+           "WHERE id = 1";
+    select.execute();
+    Poco::Data::RecordSet rows(select);
+    if (!rows.moveFirst()) return std::optional<Heartbeat>();
+    Heartbeat h;
+    h.pid = rows.value(0).convert<int64_t>();
+    h.started_at = rows.value(1).convert<int64_t>();
+    h.beat_at = rows.value(2).convert<int64_t>();
+    h.period_s = rows.value(3).convert<int64_t>();
+    h.channel = rows.value(4).convert<std::string>();
+    h.last_receive_ok_at = rows.value(5).convert<int64_t>();
+    h.last_model_at = rows.value(6).convert<int64_t>();
+    h.last_model_outcome = rows.value(7).convert<std::string>();
+    return std::optional<Heartbeat>(h);
+  } catch (const Poco::Exception& e) {
+    return Status::error("store: heartbeat: " + e.displayText());
+  }
+}
+
+}  // namespace gantry::store

@@ -1,0 +1,39 @@
+#pragma once
+/// The heartbeat row `gantry status` reads: written at boot and every HEARTBEAT_SECONDS,
+/// with the channel's last good receive and the last model call's outcome.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "store/store.h"
+
+namespace gantry::store {
+
+struct Heartbeat {
+  int64_t pid = 0;
+  int64_t started_at = 0;
+  int64_t beat_at = 0;
+  int64_t period_s = 0;
+  std::string channel;
+  int64_t last_receive_ok_at = 0;  ///< 0 when never
+  int64_t last_model_at = 0;       ///< 0 when never
+  std::string last_model_outcome;
+};
+
+class HeartbeatRepo {
+ public:
+  explicit HeartbeatRepo(Store& store) : store_(store) {}
+  /// Starts a new process's row (replacing the previous process's).
+  Status boot(int64_t pid, int64_t period_s, const std::string& channel);
+  Status beat();
+  Status receiveOk();
+  Status modelOutcome(const std::string& outcome);
+  Result<std::optional<Heartbeat>> read();
+
+ private:
+  Status update(const char* sql_set);
+  Store& store_;
+};
+
+}  // namespace gantry::store

@@ -1,0 +1,254 @@
+#include "store/message_repo.h"
+
+#include <Poco/Data/RecordSet.h>
+#include <Poco/JSON/Array.h>
+#include <Poco/JSON/Object.h>
+#include <Poco/JSON/Parser.h>
+#include <Poco/Nullable.h>
+
+#include <sstream>
+
+#include "store/db.h"
+
+using Poco::Data::Keywords::into;
+using Poco::Data::Keywords::now;
+using Poco::Data::Keywords::use;
+
+namespace gantry::store {
+namespace {
+
+constexpr const char* kCrashResult =
+    "error: this tool call was interrupted by a restart of gantry and was not run again; "
+    "its outcome is unknown";
+
+Role roleFrom(const std::string& name) {
+  if (name == "system") return Role::kSystem;
+  if (name == "assistant") return Role::kAssistant;
+  if (name == "tool") return Role::kTool;
+  return Role::kUser;
+}
+
+template <class Fn>
+auto guarded(const char* what, Fn&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const Poco::Exception& e) {
+    return Status::error(std::string("store: ") + what + ": " + e.displayText());
+  }
+}
+
+int64_t insertMessage(Db& db, int64_t session_id, const ChatMessage& m) {
+  std::string role = roleName(m.role);
+  std::string calls = m.tool_calls.empty() ? "" : encodeToolCalls(m.tool_calls);
+  std::string content = m.content, call_id = m.tool_call_id, name = m.name, reasoning = m.reasoning;
+  int images = static_cast<int>(m.images.size());
+  int64_t created = nowMs();
+  db.session << "INSERT INTO messages(session_id, role, content, tool_calls, tool_call_id, name, "
+                "reasoning, image_count, created_at) VALUES (?, ?, ?, NULLIF(?, ''), "
+                "NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''), ?, ?)",
+      use(session_id), use(role), use(content), use(calls), use(call_id), use(name), use(reasoning),
+      use(images), use(created), now;
+  int64_t id = 0;
+  db.session << "SELECT last_insert_rowid()", into(id), now;
+  return id;
+}
+
+}  // namespace
+
+std::string encodeToolCalls(const std::vector<ToolCall>& calls) {
+  Poco::JSON::Array array;
+  for (const auto& call : calls) {
+    Poco::JSON::Object object(Poco::JSON_PRESERVE_KEY_ORDER);
+    object.set("id", call.id);
+    object.set("name", call.name);
+    object.set("arguments", call.arguments);
+    if (!call.thought_signature.empty()) object.set("thought_signature", call.thought_signature);
+    array.add(object);
+  }
+  std::ostringstream out;
+  array.stringify(out);
+  return out.str();
+}
+
+std::vector<ToolCall> decodeToolCalls(const std::string& json) {
+  std::vector<ToolCall> calls;
+  if (json.empty()) return calls;
+  auto array = Poco::JSON::Parser().parse(json).extract<Poco::JSON::Array::Ptr>();
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    auto object = array->getObject(static_cast<unsigned>(i));
+    calls.push_back({object->optValue<std::string>("id", ""),
+                     object->optValue<std::string>("name", ""),
+                     object->optValue<std::string>("arguments", ""),
+                     object->optValue<std::string>("thought_signature", "")});
+  }
+  return calls;
+}
+
+Result<int64_t> MessageRepo::session(const std::string& chat_id) {
+  return guarded("session", [&]() -> Result<int64_t> {
+    std::lock_guard lock(store_.mutex());
+    auto& s = store_.db().session;
+    std::string chat = chat_id;
+    int64_t at = nowMs();
+    s << "INSERT INTO sessions(chat_id, created_at, updated_at) VALUES (?, ?, ?) "
+         "ON CONFLICT(chat_id) DO NOTHING",
+        use(chat), use(at), use(at), now;
+    int64_t id = 0;
+    s << "SELECT id FROM sessions WHERE chat_id = ?", use(chat), into(id), now;
+    return id;
+  });
+}
+
+Result<int64_t> MessageRepo::append(int64_t session_id, const ChatMessage& message) {
+  return guarded("append message", [&]() -> Result<int64_t> {
+    std::lock_guard lock(store_.mutex());
+    return insertMessage(store_.db(), session_id, message);
+  });
+}
+
+Result<std::vector<ChatMessage>> MessageRepo::history(int64_t session_id) {
+  return guarded("history", [&]() -> Result<std::vector<ChatMessage>> {
+    std::lock_guard lock(store_.mutex());
+    Poco::Data::Statement select(store_.db().session);
+    select << "SELECT role, content, COALESCE(tool_calls, ''), COALESCE(tool_call_id, ''), "
+              "COALESCE(name, ''), COALESCE(reasoning, '') FROM messages "
+              "WHERE session_id = ? AND in_history = 1 ORDER BY id",
+        use(session_id);
+    select.execute();
+    Poco::Data::RecordSet rows(select);
+    std::vector<ChatMessage> out;
+    for (bool more = rows.moveFirst(); more; more = rows.moveNext()) {
+      ChatMessage m;
+      m.role = roleFrom(rows.value(0).convert<std::string>());
+      m.content = rows.value(1).convert<std::string>();
+      m.tool_calls = decodeToolCalls(rows.value(2).convert<std::string>());
+      m.tool_call_id = rows.value(3).convert<std::string>();
+      m.name = rows.value(4).convert<std::string>();
+      m.reasoning = rows.value(5).convert<std::string>();
+      out.push_back(std::move(m));
+    }
+    return out;
+  });
+}
+
+Status MessageRepo::clearHistory(int64_t session_id) {
+  return guarded("clear history", [&]() -> Status {
+    std::lock_guard lock(store_.mutex());
+    int64_t at = nowMs();
+    store_.db().session << "UPDATE messages SET in_history = 0 WHERE session_id = ?",
+        use(session_id), now;
+    store_.db().session << "UPDATE sessions SET summary = '', updated_at = ? WHERE id = ?", use(at),
+        use(session_id), now;
+    return Status::ok();
+  });
+}
+
+Status MessageRepo::dropFromHistory(int64_t session_id, int64_t count_oldest) {
+  return guarded("drop from history", [&]() -> Status {
+    std::lock_guard lock(store_.mutex());
+    store_.db().session << "UPDATE messages SET in_history = 0 WHERE id IN (SELECT id FROM "
+                           "messages WHERE session_id = ? AND in_history = 1 ORDER BY id LIMIT ?)",
+        use(session_id), use(count_oldest), now;
+    return Status::ok();
+  });
+}
+
+Result<int64_t> MessageRepo::startToolCall(int64_t session_id, int64_t message_id,
+                                           const ToolCall& call) {
+  return guarded("start tool call", [&]() -> Result<int64_t> {
+    std::lock_guard lock(store_.mutex());
+    auto& s = store_.db().session;
+    std::string id = call.id, name = call.name, args = call.arguments;
+    int64_t at = nowMs();
+    s << "INSERT INTO tool_calls(session_id, message_id, call_id, name, arguments, status, "
+         "started_at) VALUES (?, ?, ?, ?, ?, 'running', ?)",
+        use(session_id), use(message_id), use(id), use(name), use(args), use(at), now;
+    int64_t row = 0;
+    s << "SELECT last_insert_rowid()", into(row), now;
+    return row;
+  });
+}
+
+Status MessageRepo::finishToolCall(int64_t row_id, bool ok, const std::string& result,
+                                   int64_t dur_ms) {
+  return guarded("finish tool call", [&]() -> Status {
+    std::lock_guard lock(store_.mutex());
+    std::string status = ok ? "ok" : "error", text = result;
+    int64_t at = nowMs();
+    store_.db().session << "UPDATE tool_calls SET status = ?, result = ?, finished_at = ?, "
+                           "dur_ms = ? WHERE id = ?",
+        use(status), use(text), use(at), use(dur_ms), use(row_id), now;
+    return Status::ok();
+  });
+}
+
+Result<std::vector<OrphanedCall>> MessageRepo::closeOrphanedToolCalls() {
+  return guarded("close orphaned tool calls", [&]() -> Result<std::vector<OrphanedCall>> {
+    std::lock_guard lock(store_.mutex());
+    auto& db = store_.db();
+    std::vector<int64_t> rows, sessions;
+    std::vector<std::string> call_ids, names;
+    db.session << "SELECT id, session_id, call_id, name FROM tool_calls WHERE status = 'running' "
+                  "ORDER BY id",
+        into(rows), into(sessions), into(call_ids), into(names), now;
+    std::vector<OrphanedCall> closed;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      std::string result = kCrashResult;
+      int64_t at = nowMs();
+      db.session << "UPDATE tool_calls SET status = 'error', result = ?, finished_at = ? "
+                    "WHERE id = ?",
+          use(result), use(at), use(rows[i]), now;
+      ChatMessage tool{Role::kTool, kCrashResult, {}, {}, call_ids[i], names[i], {}};
+      insertMessage(db, sessions[i], tool);
+      closed.push_back({sessions[i], call_ids[i], names[i]});
+    }
+    return closed;
+  });
+}
+
+Status MessageRepo::recordTurn(const TurnCost& c) {
+  return guarded("record turn", [&]() -> Status {
+    std::lock_guard lock(store_.mutex());
+    TurnCost t = c;
+    store_.db().session << "INSERT INTO turns(session_id, started_at, model_ms, tool_ms, "
+                           "total_ms, prompt_tokens, completion_tokens, outcome) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        use(t.session_id), use(t.started_at), use(t.model_ms), use(t.tool_ms), use(t.total_ms),
+        use(t.prompt_tokens), use(t.completion_tokens), use(t.outcome), now;
+    return Status::ok();
+  });
+}
+
+Result<TurnCost> MessageRepo::lastTurn() {
+  return guarded("last turn", [&]() -> Result<TurnCost> {
+    std::lock_guard lock(store_.mutex());
+    Poco::Data::Statement select(store_.db().session);
+    select << "SELECT session_id, started_at, model_ms, tool_ms, total_ms, prompt_tokens, "
+              "completion_tokens, outcome FROM turns ORDER BY id DESC LIMIT 1";
+    select.execute();
+    Poco::Data::RecordSet rows(select);
+    if (!rows.moveFirst()) return Status::error("no turn yet");
+    TurnCost t;
+    t.session_id = rows.value(0).convert<int64_t>();
+    t.started_at = rows.value(1).convert<int64_t>();
+    t.model_ms = rows.value(2).convert<int64_t>();
+    t.tool_ms = rows.value(3).convert<int64_t>();
+    t.total_ms = rows.value(4).convert<int64_t>();
+    t.prompt_tokens = rows.value(5).convert<int64_t>();
+    t.completion_tokens = rows.value(6).convert<int64_t>();
+    t.outcome = rows.value(7).convert<std::string>();
+    return t;
+  });
+}
+
+Result<int64_t> MessageRepo::historyCount(int64_t session_id) {
+  return guarded("history count", [&]() -> Result<int64_t> {
+    std::lock_guard lock(store_.mutex());
+    int64_t count = 0;
+    store_.db().session << "SELECT COUNT(*) FROM messages WHERE session_id = ? AND in_history = 1",
+        use(session_id), into(count), now;
+    return count;
+  });
+}
+
+}  // namespace gantry::store

@@ -1,0 +1,67 @@
+#pragma once
+/// The conversation record: sessions, messages, tool-call rows, turn costs. Written before
+/// any external effect (DESIGN 4): the user message first, the assistant message and its
+/// tool-call rows before a tool runs, results after.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gantry/message.h"
+#include "store/store.h"
+
+namespace gantry::store {
+
+/// A tool call closed at start because a crash left it running.
+struct OrphanedCall {
+  int64_t session_id;
+  std::string call_id;
+  std::string name;
+};
+
+/// Per-turn cost, for /status and the turns table.
+struct TurnCost {
+  int64_t session_id = 0;
+  int64_t started_at = 0;
+  int64_t model_ms = 0, tool_ms = 0, total_ms = 0;
+  int64_t prompt_tokens = 0, completion_tokens = 0;
+  std::string outcome;
+};
+
+class MessageRepo {
+ public:
+  explicit MessageRepo(Store& store) : store_(store) {}
+
+  /// The session of a chat, created on first use.
+  Result<int64_t> session(const std::string& chat_id);
+  /// Appends a message to the session's history; returns its id.
+  Result<int64_t> append(int64_t session_id, const ChatMessage& message);
+  /// The session's history (messages still in history), oldest first.
+  Result<std::vector<ChatMessage>> history(int64_t session_id);
+  /// Takes every message out of the history (/new); the rows stay in the record.
+  Status clearHistory(int64_t session_id);
+  /// Marks the given messages as no longer in history (dropped by trimming).
+  Status dropFromHistory(int64_t session_id, int64_t count_oldest);
+
+  /// A tool-call row in state running; returns its row id.
+  Result<int64_t> startToolCall(int64_t session_id, int64_t message_id, const ToolCall& call);
+  Status finishToolCall(int64_t row_id, bool ok, const std::string& result, int64_t dur_ms);
+  /// Closes calls left running by a crash with a synthetic error row and a matching tool
+  /// message in history, so no call is ever replayed. Returns what was closed.
+  Result<std::vector<OrphanedCall>> closeOrphanedToolCalls();
+
+  Status recordTurn(const TurnCost& cost);
+  /// The most recent turn, if any.
+  Result<TurnCost> lastTurn();
+  /// Number of messages in the session's history.
+  Result<int64_t> historyCount(int64_t session_id);
+
+ private:
+  Store& store_;
+};
+
+/// Serializes tool calls as the record's JSON column (and back).
+std::string encodeToolCalls(const std::vector<ToolCall>& calls);
+std::vector<ToolCall> decodeToolCalls(const std::string& json);
+
+}  // namespace gantry::store
