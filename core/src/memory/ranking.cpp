@@ -1,0 +1,60 @@
+#include "memory/ranking.h"
+
+#include <algorithm>
+#include <string>
+
+#include "text/split.h"
+
+namespace gantry::memory {
+namespace {
+
+constexpr double kMsPerDay = 86400000.0;
+constexpr double kRecencyDays = 30.0;
+constexpr double kRecencyWeight = 0.35;
+
+std::string flatten(std::string_view text) {
+  std::string flat;
+  for (char c : text) flat += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+  return flat;
+}
+
+}  // namespace
+
+double kindWeight(std::string_view kind) {
+  if (kind == "person") return 1.3;
+  if (kind == "preference") return 1.25;
+  if (kind == "fact") return 1.2;
+  if (kind == "insight") return 1.0;
+  return 0.8;  // episode
+}
+
+double score(const store::MemoryRow& row, int64_t now_ms) {
+  double age_days = std::max(0.0, static_cast<double>(now_ms - row.updated_at) / kMsPerDay);
+  double recency = 1.0 / (1.0 + age_days / kRecencyDays);
+  double relevance = row.relevance > 0 ? row.relevance / (row.relevance + 1.0) : 0.0;
+  return kindWeight(row.kind) * (relevance + kRecencyWeight * recency);
+}
+
+void rank(std::vector<store::MemoryRow>& rows, int64_t now_ms, std::size_t limit) {
+  std::vector<std::pair<double, std::size_t>> order;
+  order.reserve(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) order.emplace_back(score(rows[i], now_ms), i);
+  std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first > b.first;
+    return rows[a.second].id > rows[b.second].id;
+  });
+  std::vector<store::MemoryRow> ranked;
+  for (std::size_t i = 0; i < order.size() && i < limit; ++i) {
+    ranked.push_back(std::move(rows[order[i].second]));
+  }
+  rows = std::move(ranked);
+}
+
+std::string renderRow(const store::MemoryRow& row, std::size_t max_content_chars) {
+  std::string content = flatten(row.content);
+  std::size_t keep = text::utf8Prefix(content, max_content_chars);
+  if (keep < content.size()) content = content.substr(0, keep) + "…";
+  return "(" + row.kind + ") " + flatten(row.subject) + ": " + content;
+}
+
+}  // namespace gantry::memory

@@ -1,0 +1,125 @@
+#include "session/history_bounds.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+namespace gantry::session {
+namespace {
+
+// Indices where blocks start: a user message, a plain assistant message, an assistant
+// tool-call message with the tool results that follow it, or a run of orphaned tool results.
+std::vector<std::size_t> blockStarts(const std::vector<ChatMessage>& history) {
+  std::vector<std::size_t> starts;
+  std::size_t i = 0;
+  while (i < history.size()) {
+    starts.push_back(i);
+    const ChatMessage& head = history[i++];
+    bool takes_results =
+        head.role == Role::kTool || (head.role == Role::kAssistant && !head.tool_calls.empty());
+    while (takes_results && i < history.size() && history[i].role == Role::kTool) ++i;
+  }
+  return starts;
+}
+
+// Indices where turns start: the first message, and every user message after it.
+std::vector<std::size_t> turnStarts(const std::vector<ChatMessage>& history) {
+  std::vector<std::size_t> starts;
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    if (i == 0 || history[i].role == Role::kUser) starts.push_back(i);
+  }
+  return starts;
+}
+
+// suffix[i] = estimated tokens of history[i..end).
+std::vector<long> suffixTokens(const std::vector<ChatMessage>& history) {
+  std::vector<long> suffix(history.size() + 1, 0);
+  for (std::size_t i = history.size(); i-- > 0;)
+    suffix[i] = suffix[i + 1] + estimateTokens(history[i]);
+  return suffix;
+}
+
+// The first kept index after dropping whole unprotected turns, oldest first.
+std::size_t cutByTurns(const std::vector<ChatMessage>& history, const Bounds& bounds) {
+  auto turns = turnStarts(history);
+  auto suffix = suffixTokens(history);
+  std::size_t protect = std::min<std::size_t>(std::max(bounds.protected_turns, 0), turns.size());
+  std::size_t last_droppable = turns.size() - protect;
+  for (std::size_t k = 0; k < last_droppable; ++k) {
+    std::size_t cut = turns[k];
+    bool fits = static_cast<long>(history.size() - cut) <= bounds.max_messages &&
+                suffix[cut] <= bounds.max_tokens;
+    if (fits) return cut;
+  }
+  return last_droppable < turns.size() ? turns[last_droppable] : history.size();
+}
+
+// Enforces the hard message cap by dropping whole blocks from the front.
+std::size_t cutByBlocks(const std::vector<ChatMessage>& history, std::size_t cut,
+                        int max_messages) {
+  std::size_t cap = static_cast<std::size_t>(std::max(max_messages, 0));
+  if (history.size() - cut <= cap) return cut;
+  for (std::size_t start : blockStarts(history)) {
+    if (start >= cut && history.size() - start <= cap) return start;
+  }
+  return history.size();
+}
+
+std::size_t utf8Length(const std::string& text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
+bool isCollapsed(const std::string& content) {
+  return content.rfind("[tool ", 0) == 0 && content.size() > 12 &&
+         content.compare(content.size() - 12, 12, ", truncated]") == 0;
+}
+
+std::map<std::string, std::string> callNames(const std::vector<ChatMessage>& prompt) {
+  std::map<std::string, std::string> names;
+  for (const auto& message : prompt) {
+    for (const auto& call : message.tool_calls) names[call.id] = call.name;
+  }
+  return names;
+}
+
+}  // namespace
+
+int estimateTokens(const ChatMessage& message) {
+  std::size_t chars = message.content.size() + message.name.size() + message.tool_call_id.size();
+  for (const auto& call : message.tool_calls) chars += call.name.size() + call.arguments.size();
+  return static_cast<int>((chars + 3) / 4) +
+         static_cast<int>(message.images.size()) * kImageTokenEstimate;
+}
+
+int estimateTokens(const std::vector<ChatMessage>& messages) {
+  int total = 0;
+  for (const auto& message : messages) total += estimateTokens(message);
+  return total;
+}
+
+BoundResult boundHistory(const std::vector<ChatMessage>& history, const Bounds& bounds) {
+  std::size_t cut = cutByTurns(history, bounds);
+  cut = cutByBlocks(history, cut, bounds.max_messages);
+  while (cut < history.size() && history[cut].role == Role::kTool) ++cut;
+  BoundResult result;
+  auto split = history.begin() + static_cast<std::ptrdiff_t>(cut);
+  result.dropped.assign(history.begin(), split);
+  result.kept.assign(split, history.end());
+  result.kept_tokens = estimateTokens(result.kept);
+  return result;
+}
+
+void collapseOldToolResults(std::vector<ChatMessage>& prompt, int keep) {
+  auto names = callNames(prompt);
+  int seen = 0;
+  for (auto it = prompt.rbegin(); it != prompt.rend(); ++it) {
+    if (it->role != Role::kTool || ++seen <= keep || isCollapsed(it->content)) continue;
+    std::string name = !it->name.empty() ? it->name : names[it->tool_call_id];
+    it->content = "[tool " + (name.empty() ? std::string("?") : name) + ": " +
+                  std::to_string(utf8Length(it->content)) + " chars, truncated]";
+  }
+}
+
+}  // namespace gantry::session

@@ -1,0 +1,51 @@
+#pragma once
+/// Bounded context (DESIGN 4.2): which messages of the record go into the prompt. Pure
+/// functions over values; no I/O, no locks.
+
+#include <cstddef>
+#include <vector>
+
+#include "gantry/message.h"
+
+namespace gantry::session {
+
+/// Estimated tokens of one image part (an estimate, like every token count here).
+inline constexpr int kImageTokenEstimate = 800;
+
+/// Estimated tokens of a message: chars/4 over its content, tool-call names and arguments,
+/// tool name and call id, plus kImageTokenEstimate per image. An estimate, not a tokenizer.
+int estimateTokens(const ChatMessage& message);
+/// The sum of estimateTokens over messages.
+int estimateTokens(const std::vector<ChatMessage>& messages);
+
+/// Limits on the history placed in the prompt.
+struct Bounds {
+  int max_messages = 200;   ///< HISTORY_MAX_MESSAGES: a hard cap
+  int max_tokens = 128000;  ///< HISTORY_MAX_TOKENS, estimated (chars/4)
+  int protected_turns = 2;  ///< the last N user turns are kept even past max_tokens
+};
+
+/// The history split into what the prompt keeps and what was dropped (oldest first both).
+struct BoundResult {
+  std::vector<ChatMessage> kept;
+  std::vector<ChatMessage> dropped;
+  int kept_tokens = 0;  ///< estimateTokens(kept)
+};
+
+/// Bounds history (the record in order, persona and current message not included):
+/// - whole turns (a user message and everything up to the next user message) are dropped
+///   oldest first while the history exceeds max_messages or max_tokens, except the last
+///   protected_turns turns;
+/// - if the protected turns alone still exceed max_messages (the hard cap), their oldest
+///   blocks are dropped too, where a block is a user message, a plain assistant message, or
+///   an assistant tool-call message together with its tool results — a pair is never split;
+/// - the kept history never starts with a tool message (orphaned results are dropped).
+BoundResult boundHistory(const std::vector<ChatMessage>& history, const Bounds& bounds);
+
+/// Replaces the content of every tool message except the last `keep` ones with
+/// `[tool NAME: N chars, truncated]` (N counts UTF-8 characters of the original result).
+/// NAME is the message's name, else the name of the tool call it answers. Messages already
+/// collapsed are left as they are. Operates on the prompt only; the record keeps the full text.
+void collapseOldToolResults(std::vector<ChatMessage>& prompt, int keep = 4);
+
+}  // namespace gantry::session

@@ -1,0 +1,335 @@
+#include "store/memory_repo.h"
+
+#include <Poco/Data/Session.h>
+#include <Poco/Data/Transaction.h>
+#include <Poco/Tuple.h>
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "store/db.h"
+
+using Poco::Data::Keywords::into;
+using Poco::Data::Keywords::now;
+using Poco::Data::Keywords::use;
+
+namespace gantry::store {
+namespace {
+
+// id, kind, subject, content, source, confidence, created_at, updated_at, expires_at,
+// superseded_by, consolidated, relevance
+using RowTuple =
+    Poco::Tuple<Poco::Int64, std::string, std::string, std::string, std::string, double,
+                Poco::Int64, Poco::Int64, Poco::Int64, Poco::Int64, int, double>;
+
+constexpr const char* kColumns =
+    "m.id, m.kind, m.subject, m.content, m.source, m.confidence, m.created_at, m.updated_at, "
+    "IFNULL(m.expires_at, 0), IFNULL(m.superseded_by, 0), m.consolidated";
+// The subject column weighs twice the content column in bm25.
+constexpr const char* kRelevance = "-bm25(memory_fts, 2.0, 1.0)";
+constexpr const char* kActive =
+    "m.superseded_by IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?)";
+constexpr std::size_t kMaxQueryWords = 32;
+
+MemoryRow toRow(const RowTuple& t) {
+  MemoryRow row;
+  row.id = t.get<0>();
+  row.kind = t.get<1>();
+  row.subject = t.get<2>();
+  row.content = t.get<3>();
+  row.source = t.get<4>();
+  row.confidence = t.get<5>();
+  row.created_at = t.get<6>();
+  row.updated_at = t.get<7>();
+  row.expires_at = t.get<8>();
+  row.superseded_by = t.get<9>();
+  row.consolidated = t.get<10>() != 0;
+  row.relevance = t.get<11>();
+  return row;
+}
+
+std::vector<MemoryRow> toRows(const std::vector<RowTuple>& tuples) {
+  std::vector<MemoryRow> rows;
+  rows.reserve(tuples.size());
+  for (const auto& t : tuples) rows.push_back(toRow(t));
+  return rows;
+}
+
+// Runs fn under the store lock, turning Poco exceptions into an error naming the operation.
+template <class Fn>
+auto locked(Store& store, const char* what, Fn&& fn) -> decltype(fn(store.db().session)) {
+  try {
+    std::lock_guard lock(store.mutex());
+    return fn(store.db().session);
+  } catch (const Poco::Exception& e) {
+    return Status::error(std::string("memory: ") + what + ": " + e.displayText() +
+                         " (check the database with gantry doctor)");
+  } catch (const std::exception& e) {
+    return Status::error(std::string("memory: ") + what + ": " + e.what());
+  }
+}
+
+bool isWordByte(unsigned char c) { return c >= 0x80 || std::isalnum(c) != 0; }
+
+std::string quoteList(const std::vector<std::string>& words) {
+  std::string list;
+  for (const auto& word : words) {
+    if (!isMemoryKind(word)) continue;
+    list += (list.empty() ? "'" : ",'") + word + "'";
+  }
+  return list;
+}
+
+std::string idList(const std::vector<int64_t>& ids) {
+  std::string list;
+  for (int64_t id : ids) list += (list.empty() ? "" : ",") + std::to_string(id);
+  return list;
+}
+
+// The ids of row `id` and of every row it transitively superseded.
+std::string chainSql(const std::string& roots) {
+  return "WITH RECURSIVE chain(id) AS (SELECT id FROM memory WHERE id IN (" + roots +
+         ") UNION SELECT m.id FROM memory m JOIN chain c ON m.superseded_by = c.id) ";
+}
+
+// Deletes the given rows and their superseded chains; returns the removed rows.
+std::vector<MemoryRow> deleteChains(Poco::Data::Session& session, const std::vector<int64_t>& ids) {
+  if (ids.empty()) return {};
+  std::string chain = chainSql(idList(ids));
+  std::vector<RowTuple> removed;
+  Poco::Data::Transaction tx(session);
+  session << chain + "SELECT " + kColumns + ", 0.0 FROM memory m WHERE m.id IN chain ORDER BY m.id",
+      into(removed), now;
+  session << chain + "DELETE FROM memory WHERE id IN chain", now;
+  tx.commit();
+  return toRows(removed);
+}
+
+}  // namespace
+
+bool isMemoryKind(std::string_view kind) {
+  return std::find(std::begin(kMemoryKinds), std::end(kMemoryKinds), kind) !=
+         std::end(kMemoryKinds);
+}
+
+std::string ftsQuery(std::string_view text, MatchMode mode) {
+  std::vector<std::string> words;
+  std::set<std::string> seen;
+  std::size_t i = 0;
+  while (i < text.size() && words.size() < kMaxQueryWords) {
+    while (i < text.size() && !isWordByte(static_cast<unsigned char>(text[i]))) ++i;
+    std::size_t start = i;
+    while (i < text.size() && isWordByte(static_cast<unsigned char>(text[i]))) ++i;
+    if (i > start && seen.insert(std::string(text.substr(start, i - start))).second) {
+      words.emplace_back(text.substr(start, i - start));
+    }
+  }
+  // Words hold no ASCII punctuation, so no quote needs doubling inside the string.
+  std::string query;
+  const char* joiner = mode == MatchMode::kAnyWord ? " OR " : " AND ";
+  for (const auto& word : words)
+    query += (query.empty() ? "\"" : joiner + std::string("\"")) + word + "\"";
+  return query;
+}
+
+Result<int64_t> MemoryRepo::insert(const NewMemory& row) {
+  return locked(store_, "store", [&](Poco::Data::Session& session) -> Result<int64_t> {
+    Poco::Int64 id = 0;
+    NewMemory r = row;
+    Poco::Int64 created = nowMs();
+    Poco::Nullable<Poco::Int64> expires;
+    if (r.expires_at != 0) expires = r.expires_at;
+    session << "INSERT INTO memory(kind, subject, content, source, confidence, created_at, "
+               "updated_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        use(r.kind), use(r.subject), use(r.content), use(r.source), use(r.confidence), use(created),
+        use(created), use(expires), into(id), now;
+    return static_cast<int64_t>(id);
+  });
+}
+
+Result<std::optional<MemoryRow>> MemoryRepo::get(int64_t id) {
+  return locked(
+      store_, "get", [&](Poco::Data::Session& session) -> Result<std::optional<MemoryRow>> {
+        std::vector<RowTuple> rows;
+        Poco::Int64 key = id;
+        session << std::string("SELECT ") + kColumns + ", 0.0 FROM memory m WHERE m.id = ?",
+            use(key), into(rows), now;
+        if (rows.empty()) return std::optional<MemoryRow>();
+        return std::optional<MemoryRow>(toRow(rows.front()));
+      });
+}
+
+Result<std::vector<MemoryRow>> MemoryRepo::matchActive(std::string_view query, int limit,
+                                                       int64_t now_ms, MatchMode mode) {
+  std::string match = ftsQuery(query, mode);
+  if (match.empty() || limit <= 0) return std::vector<MemoryRow>();
+  return locked(store_, "recall",
+                [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
+                  std::vector<RowTuple> rows;
+                  Poco::Int64 at = now_ms;
+                  session << std::string("SELECT ") + kColumns + ", " + kRelevance +
+                                 " FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid "
+                                 "WHERE memory_fts MATCH ? AND " +
+                                 kActive + " ORDER BY bm25(memory_fts, 2.0, 1.0) LIMIT ?",
+                      use(match), use(at), use(limit), into(rows), now;
+                  return toRows(rows);
+                });
+}
+
+Result<std::vector<MemoryRow>> MemoryRepo::search(std::string_view query, int limit) {
+  std::string match = ftsQuery(query);
+  if (match.empty() || limit <= 0) return std::vector<MemoryRow>();
+  return locked(
+      store_, "search", [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
+        std::vector<RowTuple> rows;
+        session << std::string("SELECT ") + kColumns + ", " + kRelevance +
+                       " FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid "
+                       "WHERE memory_fts MATCH ? ORDER BY bm25(memory_fts, 2.0, 1.0) LIMIT ?",
+            use(match), use(limit), into(rows), now;
+        return toRows(rows);
+      });
+}
+
+Result<std::vector<MemoryRow>> MemoryRepo::list(std::string_view kind, int limit) {
+  return locked(
+      store_, "list", [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
+        std::vector<RowTuple> rows;
+        std::string k(kind);
+        int cap = limit > 0 ? limit : -1;
+        session
+            << std::string("SELECT ") + kColumns +
+                   ", 0.0 FROM memory m WHERE (? = '' OR m.kind = ?) ORDER BY m.id DESC LIMIT ?",
+            use(k), use(k), use(cap), into(rows), now;
+        return toRows(rows);
+      });
+}
+
+Result<std::vector<MemoryRow>> MemoryRepo::active(const std::vector<std::string>& kinds, int limit,
+                                                  int64_t now_ms) {
+  std::string list = quoteList(kinds);
+  if (list.empty() || limit <= 0) return std::vector<MemoryRow>();
+  return locked(
+      store_, "active", [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
+        std::vector<RowTuple> rows;
+        Poco::Int64 at = now_ms;
+        session << std::string("SELECT ") + kColumns + ", 0.0 FROM memory m WHERE m.kind IN (" +
+                       list + ") AND " + kActive + " ORDER BY m.updated_at DESC, m.id DESC LIMIT ?",
+            use(at), use(limit), into(rows), now;
+        return toRows(rows);
+      });
+}
+
+Result<int64_t> MemoryRepo::count() {
+  return locked(store_, "count", [&](Poco::Data::Session& session) -> Result<int64_t> {
+    Poco::Int64 n = 0;
+    session << "SELECT COUNT(*) FROM memory", into(n), now;
+    return static_cast<int64_t>(n);
+  });
+}
+
+Result<std::vector<MemoryRow>> MemoryRepo::forgetById(int64_t id) {
+  return locked(store_, "forget",
+                [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
+                  return deleteChains(session, {id});
+                });
+}
+
+Result<std::vector<MemoryRow>> MemoryRepo::forgetByQuery(std::string_view query, int limit,
+                                                         int64_t now_ms) {
+  auto matches = matchActive(query, limit, now_ms, MatchMode::kAllWords);
+  if (!matches.isOk()) return matches.status();
+  std::vector<int64_t> ids;
+  for (const auto& row : matches.value()) ids.push_back(row.id);
+  return locked(store_, "forget",
+                [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
+                  return deleteChains(session, ids);
+                });
+}
+
+Status MemoryRepo::supersede(int64_t id, int64_t by_id) {
+  if (id == by_id) return Status::error("memory: supersede: a row cannot supersede itself");
+  return locked(store_, "supersede", [&](Poco::Data::Session& session) -> Status {
+    Poco::Int64 target = id, by = by_id, at = nowMs();
+    session << "UPDATE memory SET superseded_by = ?, updated_at = ? WHERE id = ?", use(by), use(at),
+        use(target), now;
+    return Status::ok();
+  });
+}
+
+Status MemoryRepo::setExpiry(int64_t id, int64_t expires_at) {
+  return locked(store_, "expire", [&](Poco::Data::Session& session) -> Status {
+    Poco::Int64 target = id;
+    Poco::Nullable<Poco::Int64> at;
+    if (expires_at != 0) at = expires_at;
+    session << "UPDATE memory SET expires_at = ? WHERE id = ?", use(at), use(target), now;
+    return Status::ok();
+  });
+}
+
+Result<int> MemoryRepo::purgeExpired(int64_t now_ms) {
+  return locked(store_, "purge", [&](Poco::Data::Session& session) -> Result<int> {
+    std::vector<Poco::Int64> expired;
+    Poco::Int64 at = now_ms;
+    session << "SELECT id FROM memory WHERE expires_at IS NOT NULL AND expires_at <= ?", use(at),
+        into(expired), now;
+    std::vector<int64_t> ids(expired.begin(), expired.end());
+    return static_cast<int>(deleteChains(session, ids).size());
+  });
+}
+
+Result<std::vector<MemoryRow>> MemoryRepo::unconsolidatedEpisodes(int limit, int64_t now_ms) {
+  return locked(
+      store_, "episodes", [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
+        std::vector<RowTuple> rows;
+        Poco::Int64 at = now_ms;
+        session << std::string("SELECT ") + kColumns +
+                       ", 0.0 FROM memory m WHERE m.kind = 'episode' AND m.consolidated = 0 AND " +
+                       kActive + " ORDER BY m.id LIMIT ?",
+            use(at), use(limit), into(rows), now;
+        return toRows(rows);
+      });
+}
+
+Status MemoryRepo::markConsolidated(const std::vector<int64_t>& ids) {
+  if (ids.empty()) return Status::ok();
+  return locked(store_, "mark consolidated", [&](Poco::Data::Session& session) -> Status {
+    session << "UPDATE memory SET consolidated = 1 WHERE id IN (" + idList(ids) + ")", now;
+    return Status::ok();
+  });
+}
+
+Result<int64_t> MemoryRepo::insertConflict(const std::string& subject, const std::string& content,
+                                           const std::string& persona_excerpt) {
+  return locked(store_, "conflict", [&](Poco::Data::Session& session) -> Result<int64_t> {
+    Poco::Int64 id = 0, at = nowMs();
+    std::string s = subject, c = content, p = persona_excerpt;
+    session << "INSERT INTO memory_conflicts(memory_subject, memory_content, persona_excerpt, "
+               "created_at) VALUES (?, ?, ?, ?) RETURNING id",
+        use(s), use(c), use(p), use(at), into(id), now;
+    return static_cast<int64_t>(id);
+  });
+}
+
+Result<std::vector<MemoryConflict>> MemoryRepo::conflicts(bool include_resolved) {
+  return locked(
+      store_, "conflicts",
+      [&](Poco::Data::Session& session) -> Result<std::vector<MemoryConflict>> {
+        std::vector<
+            Poco::Tuple<Poco::Int64, std::string, std::string, std::string, Poco::Int64, int>>
+            rows;
+        int all = include_resolved ? 1 : 0;
+        session
+            << "SELECT id, memory_subject, memory_content, persona_excerpt, created_at, resolved "
+               "FROM memory_conflicts WHERE ? = 1 OR resolved = 0 ORDER BY id DESC",
+            use(all), into(rows), now;
+        std::vector<MemoryConflict> out;
+        for (const auto& t : rows) {
+          out.push_back(
+              {t.get<0>(), t.get<1>(), t.get<2>(), t.get<3>(), t.get<4>(), t.get<5>() != 0});
+        }
+        return out;
+      });
+}
+
+}  // namespace gantry::store

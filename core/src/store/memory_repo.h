@@ -1,0 +1,132 @@
+#pragma once
+/// Durable memory rows (DESIGN 6): the memory table, its FTS5 index memory_fts (kept in sync
+/// by triggers) and memory_conflicts. Every method takes the store's lock; failures come back
+/// as Status values naming the operation.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gantry/status.h"
+#include "store/store.h"
+
+namespace gantry::store {
+
+/// The kinds of the memory.kind column, in the schema's order.
+inline constexpr std::string_view kMemoryKinds[] = {"fact", "preference", "person", "episode",
+                                                    "insight"};
+
+/// True when kind is one of kMemoryKinds.
+bool isMemoryKind(std::string_view kind);
+
+/// One row of the memory table. Zero stands for NULL in expires_at and superseded_by.
+struct MemoryRow {
+  int64_t id = 0;
+  std::string kind;
+  std::string subject;
+  std::string content;
+  std::string source;  ///< chat | consolidation | operator
+  double confidence = 1.0;
+  int64_t created_at = 0;
+  int64_t updated_at = 0;
+  int64_t expires_at = 0;     ///< 0: never expires
+  int64_t superseded_by = 0;  ///< 0: not superseded
+  bool consolidated = false;
+  double relevance = 0;  ///< FTS5 match strength (-bm25, >= 0); 0 for rows not from a search
+
+  /// Not superseded and not expired at now_ms.
+  bool active(int64_t now_ms) const {
+    return superseded_by == 0 && (expires_at == 0 || expires_at > now_ms);
+  }
+};
+
+/// A row to insert; created_at/updated_at are set by the repository.
+struct NewMemory {
+  std::string kind;
+  std::string subject;
+  std::string content;
+  std::string source = "chat";
+  double confidence = 1.0;
+  int64_t expires_at = 0;  ///< 0: never
+};
+
+/// A contradiction between a proposed memory and the persona, kept for the human.
+struct MemoryConflict {
+  int64_t id = 0;
+  std::string memory_subject;
+  std::string memory_content;
+  std::string persona_excerpt;
+  int64_t created_at = 0;
+  bool resolved = false;
+};
+
+/// How the words of an FTS query combine.
+enum class MatchMode { kAnyWord, kAllWords };
+
+/// Turns free user text into a safe FTS5 MATCH expression: the text is split into words
+/// (letters, digits and any non-ASCII character), each word is quoted as an FTS5 string, and
+/// the words are joined with OR (kAnyWord) or AND (kAllWords). Quotes, operators (AND, OR,
+/// NOT, NEAR), `*`, `:`, `^` and parentheses in the input are thereby plain text. At most 32
+/// distinct words are kept. Returns "" when the text has no words (nothing can match).
+std::string ftsQuery(std::string_view text, MatchMode mode = MatchMode::kAnyWord);
+
+/// Repository over the memory tables. Thread-safe (takes store.mutex()).
+class MemoryRepo {
+ public:
+  explicit MemoryRepo(Store& store) : store_(store) {}
+
+  /// Inserts one row in a single statement; returns its id. Fails on an unknown kind or
+  /// source (the schema's CHECK constraints).
+  Result<int64_t> insert(const NewMemory& row);
+  /// The row with this id, or nullopt.
+  Result<std::optional<MemoryRow>> get(int64_t id);
+
+  /// Active rows (not expired at now_ms, not superseded) matching the words of query, best
+  /// FTS5 match first (bm25, subject weighted over content), at most limit rows.
+  Result<std::vector<MemoryRow>> matchActive(std::string_view query, int limit, int64_t now_ms,
+                                             MatchMode mode = MatchMode::kAnyWord);
+  /// Every row (active or not) matching the words of query, best match first: the operator's
+  /// `gantry memory search`.
+  Result<std::vector<MemoryRow>> search(std::string_view query, int limit);
+  /// Rows newest first, optionally of one kind, at most limit (0: no limit).
+  Result<std::vector<MemoryRow>> list(std::string_view kind = {}, int limit = 0);
+  /// Active rows of the given kinds, most recently updated first, at most limit.
+  Result<std::vector<MemoryRow>> active(const std::vector<std::string>& kinds, int limit,
+                                        int64_t now_ms);
+  /// Number of rows in the table (for /status).
+  Result<int64_t> count();
+
+  /// Deletes the row and every row it transitively superseded (older versions of the same
+  /// memory), in one transaction; returns what was removed (empty when the id is unknown).
+  /// The FTS index follows through the delete trigger.
+  Result<std::vector<MemoryRow>> forgetById(int64_t id);
+  /// Deletes the active rows matching all words of query (at most limit), as forgetById does
+  /// for each; returns what was removed.
+  Result<std::vector<MemoryRow>> forgetByQuery(std::string_view query, int limit, int64_t now_ms);
+
+  /// Marks row id as superseded by row by_id (a duplicate or an older version); never deletes.
+  Status supersede(int64_t id, int64_t by_id);
+  /// Sets expires_at of row id (0 clears it).
+  Status setExpiry(int64_t id, int64_t expires_at);
+  /// Deletes rows whose expires_at is at or before now_ms, with the rows they transitively
+  /// superseded (as forgetById does); returns how many rows were removed.
+  Result<int> purgeExpired(int64_t now_ms);
+
+  /// Up to limit episodes not yet consolidated and not expired, oldest first.
+  Result<std::vector<MemoryRow>> unconsolidatedEpisodes(int limit, int64_t now_ms);
+  /// Sets consolidated = 1 on the given rows.
+  Status markConsolidated(const std::vector<int64_t>& ids);
+
+  /// Records a contradiction with the persona; returns its id.
+  Result<int64_t> insertConflict(const std::string& subject, const std::string& content,
+                                 const std::string& persona_excerpt);
+  /// Conflicts newest first; unresolved only unless include_resolved.
+  Result<std::vector<MemoryConflict>> conflicts(bool include_resolved = false);
+
+ private:
+  Store& store_;
+};
+
+}  // namespace gantry::store
