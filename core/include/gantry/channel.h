@@ -18,6 +18,7 @@ struct ChannelCaps {
   bool can_edit = false;                 ///< edit-in-place streaming possible
   bool raw_stream = false;               ///< streamText() writes deltas as they come (stdio)
   bool ordered_input = false;            ///< turns strictly in order, no coalescing (pipes)
+  bool renders_events = false;           ///< errors go to event(), not send() as text (stdio jsonl)
   Markup markup = Markup::kPlain;
 };
 

@@ -1,0 +1,273 @@
+#include "agent/agent.h"
+
+#include <chrono>
+#include <optional>
+
+#include "agent/prompt.h"
+#include "agent/reply_gate.h"
+#include "log/log.h"
+#include "tools/hardening.h"
+
+namespace gantry::agent {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t msSince(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+}
+
+std::string generatedId(int round, std::size_t index) {
+  return "call_g" + std::to_string(round) + "_" + std::to_string(index);
+}
+
+}  // namespace
+
+/// The state of one running turn; each step is a small method.
+class Agent::Turn {
+ public:
+  Turn(Agent& agent, const TurnRequest& request, TurnObserver& observer, const CancelToken& cancel)
+      : a_(agent), request_(request), observer_(observer), cancel_(cancel) {}
+
+  TurnResult run() {
+    start_ = Clock::now();
+    if (Status s = recordUserMessage(); !s.isOk()) return finish(s);
+    if (Status s = loadContext(); !s.isOk()) return finish(s);
+    for (int round = 0;; ++round) {
+      if (cancel_.cancelled()) return finish(Status::cancelled());
+      bool tools_on = round < a_.options_.tool_max_iterations && constrained_.empty();
+      auto response = callModel(round, tools_on);
+      if (!response.isOk()) return finish(response.status());
+      ChatMessage message = std::move(response->message);
+      if (!tools_on && !constrained_.empty()) adoptConstrainedCall(message, round);
+      if (message.tool_calls.empty()) adoptPrintedCall(message, round);
+      if (message.tool_calls.empty() || round >= a_.options_.tool_max_iterations) {
+        return finishWithText(std::move(message), round);
+      }
+      if (Status s = runTools(std::move(message), round); !s.isOk()) return finish(s);
+    }
+  }
+
+ private:
+  Status recordUserMessage() {
+    auto session = a_.messages_.session(request_.chat_id);
+    if (!session.isOk()) return session.status();
+    result_.session_id = session.value();
+    ChatMessage user{Role::kUser, request_.text, request_.images, {}, {}, {}, {}};
+    auto id = a_.messages_.append(result_.session_id, user);
+    if (!id.isOk()) return id.status();
+    result_.user_message_id = id.value();
+    return Status::ok();
+  }
+
+  Status loadContext() {
+    auto history = a_.messages_.history(result_.session_id);
+    if (!history.isOk()) return history.status();
+    parts_.persona = a_.persona();
+    parts_.history =
+        a_.hooks_.bound(result_.session_id, std::move(history.value()), &parts_.summary);
+    if (parts_.history.empty()) return Status::error("store: the current message is missing");
+    parts_.current_index = parts_.history.size() - 1;
+    parts_.history.back().images = request_.images;  // images live in the prompt, not the record
+    parts_.memory_block = a_.hooks_.hydrate(request_.text);
+    parts_.now = localNow();
+    return Status::ok();
+  }
+
+  Result<ChatResponse> callModel(int round, bool tools_on) {
+    auto prompt = buildPrompt(parts_);
+    auto schemas = a_.catalog_.schemas();
+    ChatRequest request;
+    request.messages = &prompt;
+    request.tools = tools_on ? &schemas : nullptr;
+    request.response_schema_json = tools_on ? "" : constrainedSchema();
+    request.stream = a_.options_.stream;
+    gate_.emplace([this](std::string_view text) { observer_.onText(text); });
+    StreamCallbacks callbacks;
+    callbacks.on_text = [this](std::string_view text) { gate_->push(text); };
+    callbacks.on_reasoning = [this](std::string_view text) { observer_.onReasoning(text); };
+    observer_.onModelCall(round);
+    auto response = a_.provider_.chat(request, request.stream ? &callbacks : nullptr, cancel_);
+    ++result_.model_calls;
+    logModelCall(response, prompt, tools_on ? schemas.size() : 0);
+    if (response.isOk()) {
+      model_ms_ += response->dur_ms;
+      usage_.prompt_tokens += response->usage.prompt_tokens;
+      usage_.completion_tokens += response->usage.completion_tokens;
+    }
+    return response;
+  }
+
+  std::string constrainedSchema() const {
+    return constrained_.empty() ? std::string() : tools::toolNameSchema(constrained_);
+  }
+
+  void logModelCall(const Result<ChatResponse>& r, const std::vector<ChatMessage>& prompt,
+                    std::size_t tool_schemas) {
+    LogFields fields = {{"prompt_est_tokens", std::to_string(estimateTokens(prompt))},
+                        {"tool_schemas", std::to_string(tool_schemas)}};
+    if (r.isOk()) {
+      fields.push_back({"first_token_ms", std::to_string(r->first_token_ms)});
+      fields.push_back({"dur_ms", std::to_string(r->dur_ms)});
+      fields.push_back({"attempts", std::to_string(r->attempts)});
+      fields.push_back({"finish_reason", r->finish_reason});
+    } else {
+      fields.push_back({"error", r.status().message()});
+    }
+    log::info("model_call", fields);
+  }
+
+  /// After a grammar-constrained retry the reply is {"name":…, "arguments":{…}} as text.
+  void adoptConstrainedCall(ChatMessage& message, int round) {
+    constrained_.clear();
+    if (message.tool_calls.empty()) adoptPrintedCall(message, round);
+  }
+
+  /// A tool call written as text runs as a real call when its name resolves.
+  void adoptPrintedCall(ChatMessage& message, int round) {
+    auto call = tools::parsePrintedCall(message.content);
+    if (!call || !a_.catalog_.resolve(call->name).source) {
+      gate_->release();
+      return;
+    }
+    log::info("printed_tool_call", {{"name", call->name}});
+    call->id = generatedId(round, 0);
+    message.tool_calls.push_back(*call);
+    message.content.clear();
+    gate_->discard();
+    observer_.onTextDiscarded();
+  }
+
+  Status runTools(ChatMessage message, int round) {
+    for (std::size_t i = 0; i < message.tool_calls.size(); ++i) {
+      if (message.tool_calls[i].id.empty()) message.tool_calls[i].id = generatedId(round, i);
+    }
+    if (gate_->emitted()) observer_.onTextDiscarded();
+    auto rows = recordCalls(message);
+    if (!rows.isOk()) return rows.status();
+    parts_.history.push_back(message);
+    auto tool_start = Clock::now();
+    auto outcomes = runRound(message.tool_calls, a_.catalog_, request_.chat_id, cancel_,
+                             a_.options_.runner, observer_);
+    tool_ms_ += msSince(tool_start);
+    result_.tool_calls += static_cast<int>(outcomes.size());
+    return recordResults(outcomes, rows.value());
+  }
+
+  /// The assistant message and one running row per call, before anything runs.
+  Result<std::vector<int64_t>> recordCalls(const ChatMessage& message) {
+    auto id = a_.messages_.append(result_.session_id, message);
+    if (!id.isOk()) return id.status();
+    result_.progressed = true;
+    std::vector<int64_t> rows;
+    for (const auto& call : message.tool_calls) {
+      auto row = a_.messages_.startToolCall(result_.session_id, id.value(), call);
+      if (!row.isOk()) return row.status();
+      rows.push_back(row.value());
+    }
+    return rows;
+  }
+
+  Status recordResults(const std::vector<CallOutcome>& outcomes, const std::vector<int64_t>& rows) {
+    constrained_.clear();
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+      const auto& o = outcomes[i];
+      if (Status s = a_.messages_.finishToolCall(rows[i], o.ok, o.result, o.dur_ms); !s.isOk()) {
+        return s;
+      }
+      ChatMessage tool{Role::kTool, o.result, {}, {}, o.call.id, o.call.name, {}};
+      if (auto id = a_.messages_.append(result_.session_id, tool); !id.isOk()) return id.status();
+      parts_.history.push_back(std::move(tool));
+      for (const auto& c : o.candidates) constrained_.push_back(c);
+    }
+    return Status::ok();
+  }
+
+  TurnResult finishWithText(ChatMessage message, int round) {
+    message.tool_calls.clear();
+    if (message.content.empty() && !message.reasoning.empty() && round > 0) {
+      log::info("think_stall_promoted",
+                {{"reasoning_chars", std::to_string(message.reasoning.size())}});
+      message.content = message.reasoning;
+      observer_.onText(message.content);
+    }
+    if (message.content.empty()) {
+      message.content =
+          round >= a_.options_.tool_max_iterations
+              ? "(stopped after " + std::to_string(round) + " tool rounds without a final answer)"
+              : "(the model returned an empty reply)";
+      observer_.onText(message.content);
+    }
+    result_.reply = message.content;
+    if (auto id = a_.messages_.append(result_.session_id, message); !id.isOk()) {
+      return finish(id.status());
+    }
+    result_.progressed = true;
+    return finish(Status::ok());
+  }
+
+  TurnResult finish(Status status) {
+    result_.status = std::move(status);
+    int64_t total = msSince(start_);
+    std::string outcome = result_.status.isOk()          ? "ok"
+                          : result_.status.isCancelled() ? "cancelled"
+                                                         : "error";
+    log::info("turn", {{"model_ms", std::to_string(model_ms_)},
+                       {"tool_ms", std::to_string(tool_ms_)},
+                       {"total_ms", std::to_string(total)},
+                       {"model_calls", std::to_string(result_.model_calls)},
+                       {"tool_calls", std::to_string(result_.tool_calls)},
+                       {"outcome", outcome}});
+    if (result_.session_id) {
+      a_.messages_.recordTurn({result_.session_id, store::nowMs() - total, model_ms_, tool_ms_,
+                               total, usage_.prompt_tokens, usage_.completion_tokens, outcome});
+    }
+    return result_;
+  }
+
+  Agent& a_;
+  const TurnRequest& request_;
+  TurnObserver& observer_;
+  const CancelToken& cancel_;
+  Clock::time_point start_;
+  PromptParts parts_;
+  TurnResult result_;
+  std::optional<ReplyGate> gate_;
+  std::vector<std::string> constrained_;
+  int64_t model_ms_ = 0;
+  int64_t tool_ms_ = 0;
+  Usage usage_;
+};
+
+Agent::Agent(Provider& provider, tools::Catalog& catalog, store::Store& store, ContextHooks& hooks,
+             AgentOptions options)
+    : provider_(provider),
+      catalog_(catalog),
+      store_(store),
+      messages_(store),
+      hooks_(hooks),
+      options_(options) {}
+
+void Agent::setPersona(std::string text) {
+  std::lock_guard lock(persona_mutex_);
+  persona_ = std::move(text);
+}
+
+std::string Agent::persona() {
+  std::lock_guard lock(persona_mutex_);
+  return persona_;
+}
+
+TurnResult Agent::run(const TurnRequest& request, TurnObserver& observer,
+                      const CancelToken& cancel) {
+  try {
+    return Turn(*this, request, observer, cancel).run();
+  } catch (const std::exception& e) {
+    TurnResult result;
+    result.status = Status::error(std::string("internal error: ") + e.what());
+    log::error("turn_failed", {{"error", e.what()}});
+    return result;
+  }
+}
+
+}  // namespace gantry::agent

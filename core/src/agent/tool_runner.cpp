@@ -1,0 +1,107 @@
+#include "agent/tool_runner.h"
+
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include "log/log.h"
+#include "text/split.h"
+
+namespace gantry::agent {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool isJsonObject(const std::string& text) {
+  auto first = text.find_first_not_of(" \t\r\n");
+  return first != std::string::npos && text[first] == '{';
+}
+
+std::string unknownToolText(const std::string& name, const std::vector<std::string>& candidates) {
+  std::string text = "error: there is no tool named \"" + name + "\".";
+  if (!candidates.empty()) {
+    text += " Did you mean one of: ";
+    for (std::size_t i = 0; i < candidates.size(); ++i) text += (i ? ", " : "") + candidates[i];
+    text += "?";
+  }
+  return text + " Call one of the tools you were given, with its exact name.";
+}
+
+/// Resolves and runs one call; fills everything but timing.
+void runOne(CallOutcome& out, const tools::Resolution& resolution, const std::string& chat_id,
+            const CancelToken& cancel, const RunnerOptions& options) {
+  if (!resolution.source) {
+    out.candidates = resolution.candidates;
+    out.result = unknownToolText(out.call.name, resolution.candidates);
+    return;
+  }
+  out.call.name = resolution.name;
+  std::string args = out.call.arguments.empty() ? "{}" : out.call.arguments;
+  if (!isJsonObject(args)) {
+    out.result = "error: the arguments for " + out.call.name +
+                 " are not a JSON object; send the arguments as a JSON object matching the "
+                 "tool's schema.";
+    return;
+  }
+  tools::CallContext context{chat_id, &cancel, std::chrono::seconds(options.timeout_seconds)};
+  auto result = resolution.source->call(out.call.name, args, context);
+  out.ok = result.ok;
+  out.full_chars = result.text.size();
+  out.result = truncateResult(result.text, options.result_max_chars);
+}
+
+void timedRun(CallOutcome& out, const tools::Resolution& resolution, const std::string& chat_id,
+              const CancelToken& cancel, const RunnerOptions& options, TurnObserver& observer) {
+  auto start = Clock::now();
+  observer.onToolStart(out.call.name);
+  if (cancel.cancelled()) {
+    out.result = "error: cancelled before it ran";
+  } else {
+    runOne(out, resolution, chat_id, cancel, options);
+  }
+  out.dur_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+  if (out.full_chars == 0) out.full_chars = out.result.size();
+  log::info("tool_call", {{"name", out.call.name},
+                          {"ok", out.ok ? "true" : "false"},
+                          {"dur_ms", std::to_string(out.dur_ms)},
+                          {"result_chars", std::to_string(out.full_chars)}});
+  observer.onToolEnd(out.call.name, out.ok, out.dur_ms, out.full_chars);
+}
+
+}  // namespace
+
+std::string truncateResult(const std::string& text, std::size_t max_chars) {
+  if (text.size() <= max_chars) return text;
+  std::size_t keep = text::utf8Prefix(text, max_chars);
+  return text.substr(0, keep) + "\n[truncated: " + std::to_string(keep) + " of " +
+         std::to_string(text.size()) + " chars shown]";
+}
+
+std::vector<CallOutcome> runRound(const std::vector<ToolCall>& calls, tools::Catalog& catalog,
+                                  const std::string& chat_id, const CancelToken& cancel,
+                                  const RunnerOptions& options, TurnObserver& observer) {
+  std::vector<CallOutcome> outcomes(calls.size());
+  std::vector<tools::Resolution> resolutions(calls.size());
+  // Calls to one serialized source run in order on one thread; other calls in parallel.
+  std::map<const void*, std::vector<std::size_t>> lanes;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    outcomes[i].call = calls[i];
+    resolutions[i] = catalog.resolve(calls[i].name);
+    const auto* source = resolutions[i].source;
+    const void* lane = source && source->serialized() ? static_cast<const void*>(source)
+                                                      : static_cast<const void*>(&outcomes[i]);
+    lanes[lane].push_back(i);
+  }
+  std::vector<std::thread> threads;
+  for (auto& [lane, indices] : lanes) {
+    threads.emplace_back([&, idx = indices] {
+      for (std::size_t i : idx) {
+        timedRun(outcomes[i], resolutions[i], chat_id, cancel, options, observer);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return outcomes;
+}
+
+}  // namespace gantry::agent

@@ -1,0 +1,41 @@
+#pragma once
+/// ToolRunner: runs the calls of one model round — resolved, concurrently (calls to one
+/// serialized source one at a time), each with its timeout, results truncated and kept in
+/// call order.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "agent/turn_observer.h"
+#include "gantry/cancel.h"
+#include "gantry/message.h"
+#include "tools/catalog.h"
+
+namespace gantry::agent {
+
+struct CallOutcome {
+  ToolCall call;  ///< as recorded (name repaired when it was)
+  bool ok = false;
+  std::string result;  ///< truncated text fed back to the model
+  std::size_t full_chars = 0;
+  int64_t dur_ms = 0;
+  std::vector<std::string> candidates;  ///< closest names when the name was unknown
+};
+
+struct RunnerOptions {
+  int timeout_seconds = 120;
+  std::size_t result_max_chars = 16000;
+};
+
+/// Truncates text to max chars (UTF-8 safe) with a note saying how much was cut.
+std::string truncateResult(const std::string& text, std::size_t max_chars);
+
+/// Runs every call; `before` is called for each resolved call before it starts (used to
+/// persist its row), `after` when it finishes (to persist the result). Never throws.
+std::vector<CallOutcome> runRound(const std::vector<ToolCall>& calls, tools::Catalog& catalog,
+                                  const std::string& chat_id, const CancelToken& cancel,
+                                  const RunnerOptions& options, TurnObserver& observer);
+
+}  // namespace gantry::agent

@@ -1,0 +1,145 @@
+#include "stdio_channel.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "gantry/guard.h"
+#include "stdio_format.h"
+
+namespace gantry::stdio {
+namespace {
+
+constexpr const char* kChatId = "stdio";
+
+/// Waits until stdin has input or stop is requested; false when stopping.
+bool waitForInput(const std::atomic<bool>& stop) {
+  while (!stop) {
+    pollfd fd{STDIN_FILENO, POLLIN, 0};
+    int ready = ::poll(&fd, 1, 200);
+    if (ready > 0) return true;
+  }
+  return false;
+}
+
+/// Reads one line from fd 0 without stdio buffering, so poll() stays truthful.
+bool readLine(std::string* line) {
+  line->clear();
+  char c;
+  while (true) {
+    ssize_t n = ::read(STDIN_FILENO, &c, 1);
+    if (n <= 0) return !line->empty();
+    if (c == '\n') return true;
+    line->push_back(c);
+  }
+}
+
+}  // namespace
+
+StdioChannel::StdioChannel(Host& host, bool jsonl, bool interactive)
+    : host_(host), jsonl_(jsonl), interactive_(interactive) {}
+
+ChannelCaps StdioChannel::caps() const noexcept {
+  ChannelCaps caps;
+  caps.max_message_chars = 1 << 20;
+  caps.can_edit = false;
+  caps.raw_stream = !jsonl_;
+  caps.ordered_input = !interactive_;
+  caps.renders_events = jsonl_;
+  caps.markup = Markup::kPlain;
+  return caps;
+}
+
+Status StdioChannel::run(InboundSink& sink) noexcept {
+  return guard("stdio: run", [&]() -> Status {
+    std::string line;
+    prompt();
+    while (!stop_ && !host_.stopping()) {
+      if (interactive_ && !waitForInput(stop_)) break;
+      if (!readLine(&line)) break;  // end of input
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.find_first_not_of(" \t") == std::string::npos) {
+        prompt();
+        continue;
+      }
+      InboundMessage message{kChatId, "local", "local", line, {}, {}};
+      if (jsonl_) {
+        std::string err;
+        auto text = parseJsonlInput(line, &err);
+        if (!text) {
+          event(kChatId, {TurnEvent::Kind::kError, {}, false, 0, err});
+          continue;
+        }
+        message.text = *text;
+      }
+      sink.onMessage(std::move(message));
+    }
+    return Status::ok();
+  });
+}
+
+void StdioChannel::stop() noexcept { stop_ = true; }
+
+void StdioChannel::writeLine(std::string_view line) {
+  std::lock_guard lock(out_mutex_);
+  if (mid_stream_) {
+    std::fputc('\n', stdout);
+    mid_stream_ = false;
+  }
+  std::fwrite(line.data(), 1, line.size(), stdout);
+  std::fputc('\n', stdout);
+  std::fflush(stdout);
+}
+
+void StdioChannel::prompt() {
+  if (!interactive_ || jsonl_) return;
+  std::lock_guard lock(out_mutex_);
+  std::fputs("> ", stdout);
+  std::fflush(stdout);
+}
+
+Result<std::string> StdioChannel::send(const std::string&, std::string_view text) noexcept {
+  return guard("stdio: send", [&]() -> Result<std::string> {
+    writeLine(jsonl_ ? jsonlReply(text) : std::string(text));
+    prompt();
+    return std::string();
+  });
+}
+
+Status StdioChannel::edit(const std::string&, const std::string&, std::string_view) noexcept {
+  return Status::error("stdio: messages cannot be edited");
+}
+
+Status StdioChannel::typing(const std::string&) noexcept { return Status::ok(); }
+
+Result<std::string> StdioChannel::sendPhoto(const std::string& chat_id, const Image& image,
+                                            std::string_view caption) noexcept {
+  std::string text = std::string(caption);
+  text += (text.empty() ? "" : "\n") + std::string("[image] ") +
+          (image.url.empty() ? image.mime_type : image.url);
+  return send(chat_id, text);
+}
+
+Status StdioChannel::streamText(const std::string&, std::string_view delta, bool final) noexcept {
+  return guard("stdio: stream", [&]() -> Status {
+    std::lock_guard lock(out_mutex_);
+    std::fwrite(delta.data(), 1, delta.size(), stdout);
+    mid_stream_ = !final;
+    if (final) std::fputc('\n', stdout);
+    std::fflush(stdout);
+    return Status::ok();
+  });
+}
+
+void StdioChannel::event(const std::string&, const TurnEvent& event) noexcept {
+  if (!jsonl_) return;
+  try {
+    writeLine(jsonlEvent(event));
+  } catch (...) {  // never let an event crash a turn
+  }
+}
+
+}  // namespace gantry::stdio

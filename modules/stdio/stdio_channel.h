@@ -1,0 +1,43 @@
+#pragma once
+/// The stdio channel: a REPL on a terminal, a strict line pipe otherwise (DESIGN 5.4).
+/// Logs never go to stdout; stdout carries replies (and the prompt on a terminal).
+
+#include <atomic>
+#include <mutex>
+
+#include "gantry/channel.h"
+#include "gantry/host.h"
+
+namespace gantry::stdio {
+
+class StdioChannel final : public Channel {
+ public:
+  /// jsonl: STDIO_FORMAT=jsonl. interactive: stdin is a terminal.
+  StdioChannel(Host& host, bool jsonl, bool interactive);
+
+  ChannelCaps caps() const noexcept override;
+  Status run(InboundSink& sink) noexcept override;
+  void stop() noexcept override;
+  Result<std::string> send(const std::string& chat_id, std::string_view text) noexcept override;
+  Status edit(const std::string& chat_id, const std::string& message_id,
+              std::string_view text) noexcept override;
+  Status typing(const std::string& chat_id) noexcept override;
+  Result<std::string> sendPhoto(const std::string& chat_id, const Image& image,
+                                std::string_view caption) noexcept override;
+  Status streamText(const std::string& chat_id, std::string_view delta,
+                    bool final) noexcept override;
+  void event(const std::string& chat_id, const TurnEvent& event) noexcept override;
+
+ private:
+  void writeLine(std::string_view line);
+  void prompt();
+
+  Host& host_;
+  bool jsonl_;
+  bool interactive_;
+  std::atomic<bool> stop_{false};
+  std::mutex out_mutex_;
+  bool mid_stream_ = false;
+};
+
+}  // namespace gantry::stdio
