@@ -82,8 +82,10 @@ Result<std::string> foldSummary(Provider& provider, const std::string& old_summa
   ChatRequest request;
   request.messages = &messages;
   auto response = provider.chat(request, nullptr, cancel);
-  if (!response.isOk())
+  if (response.status().isCancelled()) return response.status();
+  if (!response.isOk()) {
     return Status::error("summary: model call failed: " + response.status().message());
+  }
   std::string folded = paragraph(response->message.content, limits.max_summary_chars);
   if (folded.empty()) return Status::error("summary: the model returned an empty summary");
   return folded;

@@ -1,0 +1,170 @@
+#include "session/history_bounds.h"
+
+#include <catch2/catch.hpp>
+
+using gantry::ChatMessage;
+using gantry::Role;
+using gantry::ToolCall;
+using namespace gantry::session;
+
+namespace {
+
+ChatMessage message(Role role, std::string text) {
+  ChatMessage m;
+  m.role = role;
+  m.content = std::move(text);
+  return m;
+}
+ChatMessage user(std::string text) { return message(Role::kUser, std::move(text)); }
+ChatMessage assistant(std::string text) { return message(Role::kAssistant, std::move(text)); }
+ChatMessage calls(std::vector<std::string> ids) {
+  ChatMessage m = message(Role::kAssistant, "");
+  for (auto& id : ids) m.tool_calls.push_back(ToolCall{id, "lookup", "{}", ""});
+  return m;
+}
+ChatMessage result(std::string id, std::string text = "result") {
+  ChatMessage m = message(Role::kTool, std::move(text));
+  m.tool_call_id = std::move(id);
+  m.name = "lookup";
+  return m;
+}
+
+// A conversation of n turns: user, assistant tool call, tool result, assistant text.
+std::vector<ChatMessage> turns(int n) {
+  std::vector<ChatMessage> history;
+  for (int i = 0; i < n; ++i) {
+    std::string id = "c" + std::to_string(i);
+    history.push_back(user("question " + std::to_string(i)));
+    history.push_back(calls({id}));
+    history.push_back(result(id));
+    history.push_back(assistant("answer " + std::to_string(i)));
+  }
+  return history;
+}
+
+// Every tool message directly follows its assistant call message (or another result of it).
+bool pairsIntact(const std::vector<ChatMessage>& kept) {
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    if (kept[i].role != Role::kTool) continue;
+    std::size_t j = i;
+    while (j > 0 && kept[j - 1].role == Role::kTool) --j;
+    if (j == 0 || kept[j - 1].tool_calls.empty()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("tokens are estimated as chars over four, images at a fixed estimate", "[session]") {
+  CHECK(estimateTokens(user("")) == 0);
+  CHECK(estimateTokens(user("abcd")) == 1);
+  CHECK(estimateTokens(user("abcde")) == 2);
+  ChatMessage photo = user("abcd");
+  photo.images.push_back({"image/png", "AAAA", ""});
+  CHECK(estimateTokens(photo) == 1 + kImageTokenEstimate);
+  CHECK(estimateTokens(calls({"id"})) == 2);  // "lookup" + "{}" = 8 chars
+  CHECK(estimateTokens(std::vector<ChatMessage>{user("abcd"), user("abcd")}) == 2);
+}
+
+TEST_CASE("a history within bounds is kept whole", "[session]") {
+  auto history = turns(3);
+  auto bound = boundHistory(history, {100, 100000, 2});
+  CHECK(bound.kept.size() == history.size());
+  CHECK(bound.dropped.empty());
+  CHECK(bound.kept_tokens == estimateTokens(history));
+}
+
+TEST_CASE("the message cap drops the oldest whole turns first", "[session]") {
+  auto history = turns(10);  // 40 messages
+  auto bound = boundHistory(history, {10, 100000, 2});
+  REQUIRE(bound.kept.size() == 8);  // two whole turns fit in ten messages
+  CHECK(bound.kept.front().content == "question 8");
+  CHECK(bound.dropped.size() == 32);
+  CHECK(bound.dropped.front().content == "question 0");
+  CHECK(pairsIntact(bound.kept));
+}
+
+TEST_CASE("the token cap drops old turns but keeps the protected ones", "[session]") {
+  std::vector<ChatMessage> history;
+  for (int i = 0; i < 6; ++i) {
+    history.push_back(user(std::string(400, 'u')));       // 100 tokens
+    history.push_back(assistant(std::string(400, 'a')));  // 100 tokens
+  }
+  auto bound = boundHistory(history, {200, 450, 2});
+  CHECK(bound.kept.size() == 4);
+  CHECK(bound.kept_tokens == 400);
+  auto tight = boundHistory(history, {200, 10, 2});
+  CHECK(tight.kept.size() == 4);  // protected turns outrank the token estimate
+  CHECK(tight.kept.front().role == Role::kUser);
+}
+
+TEST_CASE("the message cap is hard even inside protected turns, keeping pairs", "[session]") {
+  std::vector<ChatMessage> history = {user("go"),       calls({"a", "b"}), result("a"),
+                                      result("b"),      calls({"c"}),      result("c"),
+                                      assistant("done")};
+  auto bound = boundHistory(history, {4, 100000, 2});
+  REQUIRE(bound.kept.size() == 3);
+  CHECK(bound.kept[0].tool_calls.size() == 1);
+  CHECK(bound.kept[1].tool_call_id == "c");
+  CHECK(pairsIntact(bound.kept));
+  auto two = boundHistory(history, {2, 100000, 2});
+  CHECK(two.kept.size() == 1);  // the c pair and "done" would be three
+  CHECK(two.kept[0].content == "done");
+}
+
+TEST_CASE("an assistant call is never separated from its results", "[session]") {
+  auto history = turns(20);
+  for (int cap = 1; cap <= 30; ++cap) {
+    for (int tokens : {5, 20, 100000}) {
+      auto bound = boundHistory(history, {cap, tokens, 1});
+      INFO("cap " << cap << " tokens " << tokens);
+      CHECK(static_cast<int>(bound.kept.size()) <= cap);
+      CHECK(pairsIntact(bound.kept));
+      CHECK(bound.kept.size() + bound.dropped.size() == history.size());
+    }
+  }
+}
+
+TEST_CASE("the kept history never starts with a tool message", "[session]") {
+  std::vector<ChatMessage> history = {result("orphan"), result("orphan2"), user("hi"),
+                                      assistant("hello")};
+  auto bound = boundHistory(history, {100, 100000, 2});
+  REQUIRE(bound.kept.size() == 2);
+  CHECK(bound.kept.front().role == Role::kUser);
+  CHECK(bound.dropped.size() == 2);
+}
+
+TEST_CASE("a zero message cap keeps nothing", "[session]") {
+  auto bound = boundHistory(turns(2), {0, 100000, 2});
+  CHECK(bound.kept.empty());
+  CHECK(bound.dropped.size() == 8);
+}
+
+TEST_CASE("tool results older than the last four collapse to one line", "[session]") {
+  std::vector<ChatMessage> prompt;
+  for (int i = 0; i < 6; ++i) {
+    std::string id = "c" + std::to_string(i);
+    prompt.push_back(calls({id}));
+    prompt.push_back(result(id, std::string(100 + i, 'x')));
+  }
+  prompt.push_back(user("né"));
+  collapseOldToolResults(prompt);
+  CHECK(prompt[1].content == "[tool lookup: 100 chars, truncated]");
+  CHECK(prompt[3].content == "[tool lookup: 101 chars, truncated]");
+  CHECK(prompt[5].content == std::string(102, 'x'));
+  CHECK(prompt[11].content == std::string(105, 'x'));
+  CHECK(prompt[12].content == "né");
+  auto again = prompt;
+  collapseOldToolResults(again);
+  CHECK(again[1].content == prompt[1].content);
+}
+
+TEST_CASE("collapse counts characters and finds the name from the call", "[session]") {
+  ChatMessage call = calls({"x"});
+  call.tool_calls[0].name = "weather__forecast";
+  ChatMessage res = message(Role::kTool, "héé");
+  res.tool_call_id = "x";
+  std::vector<ChatMessage> prompt = {call, res};
+  collapseOldToolResults(prompt, 0);
+  CHECK(prompt[1].content == "[tool weather__forecast: 3 chars, truncated]");
+}
