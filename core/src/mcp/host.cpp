@@ -1,0 +1,131 @@
+#include "mcp/host.h"
+
+#include <iostream>
+#include <sstream>
+
+#include "log/log.h"
+#include "mcp/child_process.h"
+#include "mcp/resolve_value.h"
+#include "tools/naming.h"
+
+namespace gantry::mcp {
+namespace {
+
+std::string firstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+}  // namespace
+
+Result<std::unique_ptr<McpHost>> McpHost::start(const Manifest& manifest,
+                                                const McpOptions& options) {
+  std::unique_ptr<McpHost> host(new McpHost);
+  for (const auto& spec : manifest.servers) {
+    host->servers_.push_back(std::make_unique<McpServer>(spec, options));
+    host->servers_.back()->start();
+  }
+  const auto deadline = std::chrono::steady_clock::now() + options.boot_wait;
+  std::size_t listed = 0, published = 0;
+  for (const auto& server : host->servers_) {
+    if (!server->waitFirstAttempt(deadline)) {
+      log::warn("mcp_server_slow", {{"server", server->spec().name},
+                                    {"note", "not up within the boot wait; joins when ready"}});
+    }
+    const auto status = server->status();
+    listed += status.tools_listed;
+    published += status.tools_published;
+  }
+  const auto tokens = host->estimatedTokens();
+  log::info("mcp_tools", {{"servers", std::to_string(host->servers_.size())},
+                          {"tools_listed", std::to_string(listed)},
+                          {"tools_published", std::to_string(published)},
+                          {"est_tokens", std::to_string(tokens)}});
+  if (options.schema_max_tokens > 0 && tokens > options.schema_max_tokens) {
+    host->shutdown();
+    return Status::error(
+        "published MCP tool schemas are estimated at " + std::to_string(tokens) +
+        " tokens, over TOOL_SCHEMA_MAX_TOKENS=" + std::to_string(options.schema_max_tokens) +
+        " (narrow them with tools/exclude in the manifest)");
+  }
+  return host;
+}
+
+McpHost::~McpHost() { shutdown(); }
+
+void McpHost::shutdown() {
+  for (auto& server : servers_) server->stop();
+}
+
+std::vector<tools::ToolSource*> McpHost::sources() {
+  std::vector<tools::ToolSource*> out;
+  for (auto& server : servers_) out.push_back(server.get());
+  return out;
+}
+
+McpServer* McpHost::server(const std::string& name) {
+  for (auto& server : servers_) {
+    if (server->spec().name == name) return server.get();
+  }
+  return nullptr;
+}
+
+std::vector<ServerStatus> McpHost::servers() const {
+  std::vector<ServerStatus> out;
+  for (const auto& server : servers_) out.push_back(server->status());
+  return out;
+}
+
+std::size_t McpHost::estimatedTokens() const {
+  std::size_t tokens = 0;
+  for (const auto& server : servers_) tokens += server->status().est_tokens;
+  return tokens;
+}
+
+Policy McpHost::policyFor(const std::string& published_name) const {
+  for (const auto& server : servers_) {
+    auto remote = server->remoteName(published_name);
+    if (!remote.empty()) return server->spec().policyFor(remote);
+  }
+  return Policy::kAllow;
+}
+
+std::string McpHost::describeTools() const {
+  std::ostringstream out;
+  for (const auto& server : servers_) {
+    const auto status = server->status();
+    out << status.name << " (" << status.transport << ", " << stateName(status.state) << ", "
+        << status.tools_published << " of " << status.tools_listed << " tools, ~"
+        << status.est_tokens << " est. tokens)\n";
+    if (!status.last_error.empty()) out << "  error: " << status.last_error << "\n";
+    for (const auto& tool : server->tools()) {
+      out << "  " << tool.name << "\t~"
+          << tools::estimateTokens(tool.name, tool.description, tool.parameters_json)
+          << " est. tokens\t" << firstLine(tool.description) << "\n";
+    }
+  }
+  out << "total: ~" << estimatedTokens() << " est. tokens (chars/4)\n";
+  return out.str();
+}
+
+int authCommand(const Manifest& manifest, const std::string& name) {
+  const auto* spec = manifest.find(name);
+  if (spec == nullptr) {
+    std::cerr << "gantry auth: no server \"" << name << "\" in " << manifest.path << "\n";
+    return 1;
+  }
+  if (spec->auth_command.empty()) {
+    std::cerr << "gantry auth: server \"" << name << "\" has no auth_command in " << manifest.path
+              << "\n";
+    return 1;
+  }
+  auto env = minimalEnvironment();
+  for (const auto& [key, value] : spec->env) env[key] = resolveValue(value);
+  std::vector<std::string> args;
+  for (const auto& arg : spec->auth_args) args.push_back(resolveValue(arg));
+  auto child = ChildProcess::spawn(resolveValue(spec->auth_command), args, env, false);
+  if (!child.isOk()) {
+    std::cerr << "gantry auth " << name << ": " << child.status().message() << "\n";
+    return 1;
+  }
+  return child.value()->wait();
+}
+
+}  // namespace gantry::mcp

@@ -1,0 +1,64 @@
+#pragma once
+/// McpHost: every server of the manifest, supervised, as ToolSources for the catalog;
+/// plus `gantry auth NAME` and MEMORY_BACKEND=mcp:<server>.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mcp/manifest.h"
+#include "mcp/options.h"
+#include "mcp/server.h"
+#include "tools/tool_source.h"
+
+namespace gantry::mcp {
+
+/// Owns one McpServer per manifest entry. Thread-safe after start().
+class McpHost {
+ public:
+  /// Starts every server, waits up to options.boot_wait in total for them, logs
+  /// tools_listed / tools_published / est_tokens, and fails when
+  /// options.schema_max_tokens > 0 and the published schemas are estimated larger (the
+  /// caller exits 1). A server that fails or is slow does not fail start(): it keeps
+  /// being restarted and its tools join the catalog when it comes up.
+  static Result<std::unique_ptr<McpHost>> start(const Manifest& manifest,
+                                                const McpOptions& options);
+  ~McpHost();
+  McpHost(const McpHost&) = delete;
+  McpHost& operator=(const McpHost&) = delete;
+
+  /// One ToolSource per server, in manifest order (owned by the host; valid until it is
+  /// destroyed). Add them to the tools::Catalog.
+  std::vector<tools::ToolSource*> sources();
+  /// The server called name, or null.
+  McpServer* server(const std::string& name);
+  /// Snapshots of every server for /status.
+  std::vector<ServerStatus> servers() const;
+  /// Published tools with estimated tokens, one per line, grouped by server (for /tools
+  /// and `gantry tools`).
+  std::string describeTools() const;
+  /// The policy for a published tool name (kAllow when the name is not an MCP tool).
+  Policy policyFor(const std::string& published_name) const;
+  /// Estimated tokens (chars/4) of every published MCP schema right now.
+  std::size_t estimatedTokens() const;
+  /// Stops every server: closes stdio children, DELETEs HTTP sessions. Idempotent.
+  void shutdown();
+
+ private:
+  McpHost() = default;
+  std::vector<std::unique_ptr<McpServer>> servers_;
+};
+
+/// `gantry auth NAME`: runs the server's auth_command with auth_args on our terminal, in
+/// the server's environment (minimal + manifest env). Returns its exit code; 1 with a
+/// message on stderr when the server is unknown, has no auth_command, or cannot start.
+int authCommand(const Manifest& manifest, const std::string& name);
+
+/// MEMORY_BACKEND=mcp:<server>: memory_store, memory_recall and memory_forget forwarded
+/// to the server's tools of the same names. Null (with *error set) when the server is not
+/// in the manifest, or is up and lacks one of the tools; a server not up yet is accepted
+/// and each call then fails with a clear error until it offers the tools.
+std::unique_ptr<tools::ToolSource> makeMemoryBackend(McpHost& host, const std::string& server,
+                                                     std::string* error = nullptr);
+
+}  // namespace gantry::mcp

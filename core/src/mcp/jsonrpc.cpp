@@ -1,0 +1,218 @@
+#include "mcp/jsonrpc.h"
+
+#include <Poco/Exception.h>
+#include <Poco/JSON/Array.h>
+#include <Poco/JSON/Parser.h>
+
+#include <regex>
+#include <sstream>
+
+namespace gantry::mcp::jsonrpc {
+namespace {
+
+Poco::JSON::Object::Ptr envelope() {
+  Poco::JSON::Object::Ptr message = new Poco::JSON::Object;
+  message->set("jsonrpc", "2.0");
+  return message;
+}
+
+Status decodeError(const Poco::JSON::Object::Ptr& object, Message* out) {
+  auto error = object->getObject("error");
+  if (error.isNull()) return Status::error("JSON-RPC error member is not an object");
+  out->kind = Message::Kind::kError;
+  out->error_code = error->optValue<int>("code", 0);
+  out->error_message = error->optValue<std::string>("message", "");
+  return Status::ok();
+}
+
+Result<Message> decode(const Poco::Dynamic::Var& value) {
+  if (value.type() != typeid(Poco::JSON::Object::Ptr)) {
+    return Status::error("JSON-RPC message is not an object");
+  }
+  auto object = value.extract<Poco::JSON::Object::Ptr>();
+  if (object->optValue<std::string>("jsonrpc", "") != "2.0") {
+    return Status::error("not a JSON-RPC 2.0 message (jsonrpc member missing)");
+  }
+  Message message;
+  if (object->has("id")) message.id = object->get("id");
+  if (object->has("method")) {
+    message.method = object->getValue<std::string>("method");
+    message.params = object->getObject("params");
+    message.kind = message.id.isEmpty() ? Message::Kind::kNotification : Message::Kind::kRequest;
+    return message;
+  }
+  if (object->has("error")) {
+    auto status = decodeError(object, &message);
+    if (!status.isOk()) return status;
+    return message;
+  }
+  if (!object->has("result")) return Status::error("JSON-RPC message has no method or result");
+  message.kind = Message::Kind::kResult;
+  message.result = object->getObject("result");
+  return message;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> Message::intId() const {
+  if (id.isEmpty() || !id.isInteger()) return std::nullopt;
+  try {
+    return id.convert<std::int64_t>();
+  } catch (const Poco::Exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string stringify(const Poco::Dynamic::Var& value) {
+  std::ostringstream out;
+  Poco::JSON::Stringifier::condense(value, out);
+  return out.str();
+}
+
+std::string request(std::int64_t id, const std::string& method,
+                    const Poco::JSON::Object::Ptr& params) {
+  auto message = envelope();
+  message->set("id", id);
+  message->set("method", method);
+  if (!params.isNull()) message->set("params", params);
+  return stringify(message);
+}
+
+std::string notification(const std::string& method, const Poco::JSON::Object::Ptr& params) {
+  auto message = envelope();
+  message->set("method", method);
+  if (!params.isNull()) message->set("params", params);
+  return stringify(message);
+}
+
+std::string response(const Poco::Dynamic::Var& id, const Poco::JSON::Object::Ptr& result) {
+  auto message = envelope();
+  message->set("id", id);
+  message->set("result",
+               result.isNull() ? Poco::JSON::Object::Ptr(new Poco::JSON::Object) : result);
+  return stringify(message);
+}
+
+std::string errorResponse(const Poco::Dynamic::Var& id, int code, const std::string& text) {
+  Poco::JSON::Object::Ptr error = new Poco::JSON::Object;
+  error->set("code", code);
+  error->set("message", text);
+  auto message = envelope();
+  message->set("id", id);
+  message->set("error", error);
+  return stringify(message);
+}
+
+Result<std::vector<Message>> parse(std::string_view text) {
+  Poco::Dynamic::Var value;
+  try {
+    Poco::JSON::Parser parser;
+    value = parser.parse(std::string(text));
+  } catch (const Poco::Exception& e) {
+    return Status::error("not JSON: " + e.message());
+  }
+  std::vector<Message> messages;
+  if (value.type() == typeid(Poco::JSON::Array::Ptr)) {
+    for (const auto& item : *value.extract<Poco::JSON::Array::Ptr>()) {
+      auto message = decode(item);
+      if (!message.isOk()) return message.status();
+      messages.push_back(std::move(message.value()));
+    }
+    return messages;
+  }
+  auto message = decode(value);
+  if (!message.isOk()) return message.status();
+  messages.push_back(std::move(message.value()));
+  return messages;
+}
+
+LineSplitter::LineSplitter(std::size_t cap, OnLine on_line, OnOversize on_oversize)
+    : cap_(cap), on_line_(std::move(on_line)), on_oversize_(std::move(on_oversize)) {}
+
+void LineSplitter::feed(std::string_view bytes) {
+  while (!bytes.empty()) {
+    auto newline = bytes.find('\n');
+    append(bytes.substr(0, newline));
+    if (newline == std::string_view::npos) return;
+    endLine();
+    bytes.remove_prefix(newline + 1);
+  }
+}
+
+void LineSplitter::append(std::string_view piece) {
+  if (dropped_ == 0 && line_.size() + piece.size() <= cap_) {
+    line_.append(piece);
+    return;
+  }
+  // Over the cap: keep only the head already stored and a rolling tail.
+  const std::size_t room = dropped_ == 0 ? cap_ - line_.size() : 0;
+  line_.append(piece.substr(0, room));
+  piece.remove_prefix(room);
+  dropped_ += piece.size();
+  constexpr std::size_t kTail = 4096;
+  tail_.append(piece.size() > kTail ? piece.substr(piece.size() - kTail) : piece);
+  if (tail_.size() > kTail) tail_.erase(0, tail_.size() - kTail);
+}
+
+void LineSplitter::endLine() {
+  if (dropped_ > 0) {
+    std::string_view head(line_);
+    on_oversize_(head.substr(0, 4096), tail_, line_.size() + dropped_);
+  } else {
+    std::string_view line(line_);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty()) on_line_(line);
+  }
+  line_.clear();
+  tail_.clear();
+  dropped_ = 0;
+}
+
+SseReader::SseReader(std::function<void(std::string_view)> on_event)
+    : on_event_(std::move(on_event)) {}
+
+void SseReader::feed(std::string_view bytes) {
+  pending_.append(bytes);
+  std::size_t start = 0;
+  for (auto newline = pending_.find('\n', start); newline != std::string::npos;
+       newline = pending_.find('\n', start)) {
+    std::string_view text(pending_.data() + start, newline - start);
+    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+    line(text);
+    start = newline + 1;
+  }
+  pending_.erase(0, start);
+}
+
+void SseReader::finish() {
+  if (!pending_.empty()) line(pending_);
+  pending_.clear();
+  line("");
+}
+
+void SseReader::line(std::string_view text) {
+  if (text.empty()) {
+    if (has_data_) on_event_(data_);
+    data_.clear();
+    has_data_ = false;
+    return;
+  }
+  if (text.substr(0, 5) != "data:") return;  // event:, id:, retry: and comments
+  text.remove_prefix(5);
+  if (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  if (has_data_) data_.push_back('\n');
+  data_.append(text);
+  has_data_ = true;
+}
+
+std::optional<std::int64_t> findResponseId(std::string_view fragment) {
+  static const std::regex pattern(R"re((^|[^\\])"id"\s*:\s*(-?[0-9]+))re");
+  std::string text(fragment);
+  std::optional<std::int64_t> found;
+  for (std::sregex_iterator it(text.begin(), text.end(), pattern), end; it != end; ++it) {
+    found = std::stoll((*it)[2].str());
+  }
+  return found;
+}
+
+}  // namespace gantry::mcp::jsonrpc

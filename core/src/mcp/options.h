@@ -1,0 +1,26 @@
+#pragma once
+/// Tunables of the MCP host. Defaults suit production; tests shorten the intervals.
+
+#include <chrono>
+#include <cstddef>
+
+namespace gantry::mcp {
+
+struct McpOptions {
+  /// Used when a caller gives no timeout (the memory backend); tool calls from the agent
+  /// loop carry TOOL_TIMEOUT_SECONDS in CallContext::timeout.
+  std::chrono::milliseconds tool_timeout{120000};
+  /// TOOL_SCHEMA_MAX_TOKENS: >0 fails start() when published MCP schemas are estimated
+  /// larger (chars/4).
+  std::size_t schema_max_tokens = 0;
+  /// How long start() waits, in total, for servers to come up; slower ones join later.
+  std::chrono::milliseconds boot_wait{10000};
+  std::chrono::milliseconds init_timeout{30000};     ///< initialize and tools/list
+  std::chrono::milliseconds health_interval{30000};  ///< ping period while idle
+  std::chrono::milliseconds health_timeout{10000};   ///< no pong within this = hung
+  std::chrono::milliseconds backoff_initial{500};    ///< first restart delay, doubled
+  std::chrono::milliseconds backoff_max{30000};      ///< restart delay cap
+  std::size_t message_cap = 4 * 1024 * 1024;         ///< largest accepted message
+};
+
+}  // namespace gantry::mcp

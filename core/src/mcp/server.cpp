@@ -1,0 +1,293 @@
+#include "mcp/server.h"
+
+#include <algorithm>
+
+#include "log/log.h"
+#include "mcp/http_transport.h"
+#include "mcp/resolve_value.h"
+#include "mcp/stdio_transport.h"
+#include "tools/naming.h"
+
+namespace gantry::mcp {
+namespace {
+
+bool selected(const ServerSpec& spec, const std::string& tool) {
+  auto matches = [&](const std::string& glob) { return globMatch(glob, tool); };
+  if (!spec.tools.empty() && std::none_of(spec.tools.begin(), spec.tools.end(), matches)) {
+    return false;
+  }
+  return std::none_of(spec.exclude.begin(), spec.exclude.end(), matches);
+}
+
+std::map<std::string, std::string> resolved(const std::map<std::string, std::string>& values) {
+  std::map<std::string, std::string> out;
+  for (const auto& [name, value] : values) out[name] = resolveValue(value);
+  return out;
+}
+
+}  // namespace
+
+const char* stateName(ServerState state) {
+  switch (state) {
+    case ServerState::kStarting: return "starting";
+    case ServerState::kUp: return "up";
+    case ServerState::kDown: return "down";
+    case ServerState::kStopped: return "stopped";
+  }
+  return "down";
+}
+
+McpServer::McpServer(ServerSpec spec, McpOptions options)
+    : spec_(std::move(spec)), options_(options) {
+  status_.name = spec_.name;
+  status_.transport = spec_.isStdio() ? "stdio" : "http";
+}
+
+McpServer::~McpServer() { stop(); }
+
+void McpServer::start() {
+  thread_ = std::thread([this] { supervise(); });
+}
+
+void McpServer::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    wake_.notify_all();
+  }
+  dropClient(false);  // fails whatever the supervisor is waiting for
+  if (thread_.joinable()) thread_.join();
+  dropClient(false);
+  std::lock_guard lock(mutex_);
+  status_.state = ServerState::kStopped;
+  published_.clear();
+}
+
+bool McpServer::waitFirstAttempt(std::chrono::steady_clock::time_point deadline) const {
+  std::unique_lock lock(mutex_);
+  return wake_.wait_until(lock, deadline, [&] { return attempted_; });
+}
+
+std::unique_ptr<Transport> McpServer::makeTransport() const {
+  if (!spec_.isStdio()) {
+    return std::make_unique<HttpTransport>(HttpOptions{
+        spec_.name, resolveValue(spec_.url), resolved(spec_.headers), options_.message_cap});
+  }
+  StdioOptions stdio;
+  stdio.server = spec_.name;
+  stdio.command = resolveValue(spec_.command);
+  for (const auto& arg : spec_.args) stdio.args.push_back(resolveValue(arg));
+  stdio.env = minimalEnvironment();
+  for (const auto& [name, value] : resolved(spec_.env)) stdio.env[name] = value;
+  stdio.line_cap = options_.message_cap;
+  return std::make_unique<StdioTransport>(std::move(stdio));
+}
+
+void McpServer::supervise() {
+  auto backoff = options_.backoff_initial;
+  while (true) {
+    auto status = connect();
+    {
+      std::lock_guard lock(mutex_);
+      attempted_ = true;
+      wake_.notify_all();
+    }
+    if (status.isOk()) {
+      backoff = options_.backoff_initial;
+      watchUntilDown();
+    } else {
+      markDown(status.message());
+      dropClient(true);
+      log::error("mcp_server_failed", {{"server", spec_.name}, {"error", status.message()}});
+    }
+    if (!sleepFor(backoff)) return;
+    backoff = std::min(backoff * 2, options_.backoff_max);
+    std::lock_guard lock(mutex_);
+    ++status_.restarts;
+  }
+}
+
+bool McpServer::sleepFor(std::chrono::milliseconds delay) {
+  std::unique_lock lock(mutex_);
+  return !wake_.wait_for(lock, delay, [&] { return stopping_; });
+}
+
+Status McpServer::connect() {
+  auto client = std::make_shared<Client>(spec_.name, makeTransport(),
+                                         Client::Callbacks{[this] {
+                                                             std::lock_guard lock(mutex_);
+                                                             refresh_ = true;
+                                                             wake_.notify_all();
+                                                           },
+                                                           [this](const std::string&) {
+                                                             std::lock_guard lock(mutex_);
+                                                             closed_ = true;
+                                                             wake_.notify_all();
+                                                           }});
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return Status::cancelled("stopping");
+    closed_ = false;
+    refresh_ = false;
+    status_.state = ServerState::kStarting;
+    client_ = client;
+  }
+  auto status = client->start(options_.init_timeout);
+  if (!status.isOk()) return Status::retry(spec_.name + ": " + status.message());
+  status = refreshTools();
+  if (!status.isOk()) return status;
+  std::lock_guard lock(mutex_);
+  status_.state = ServerState::kUp;
+  status_.protocol_version = client->protocolVersion();
+  status_.last_error.clear();
+  log::info("mcp_server_up", {{"server", spec_.name},
+                              {"transport", status_.transport},
+                              {"protocol", status_.protocol_version},
+                              {"tools_listed", std::to_string(status_.tools_listed)},
+                              {"tools_published", std::to_string(status_.tools_published)},
+                              {"est_tokens", std::to_string(status_.est_tokens)}});
+  return Status::ok();
+}
+
+Status McpServer::refreshTools() {
+  std::shared_ptr<Client> client;
+  {
+    std::lock_guard lock(mutex_);
+    client = client_;
+    refresh_ = false;
+  }
+  if (!client) return Status::retry(spec_.name + ": not connected");
+  auto listed = client->listTools(options_.init_timeout);
+  if (!listed.isOk()) return Status::retry(spec_.name + ": " + listed.status().message());
+  publish(std::move(listed.value()));
+  return Status::ok();
+}
+
+void McpServer::publish(std::vector<RemoteTool> remote) {
+  std::vector<ToolSchema> schemas;
+  std::map<std::string, std::string> by_published;
+  std::vector<std::string> names;
+  std::size_t tokens = 0;
+  for (auto& tool : remote) {
+    names.push_back(tool.name);
+    if (!selected(spec_, tool.name)) continue;
+    auto name = tools::publishedName(spec_.prefix(), tool.name);
+    if (!by_published.emplace(name, tool.name).second) {
+      log::warn("mcp_tool_name_clash", {{"server", spec_.name}, {"tool", tool.name}});
+      continue;
+    }
+    tokens += tools::estimateTokens(name, tool.description, tool.input_schema_json);
+    schemas.push_back({name, tool.description, tool.input_schema_json});
+  }
+  std::sort(schemas.begin(), schemas.end(),
+            [](const ToolSchema& a, const ToolSchema& b) { return a.name < b.name; });
+  std::lock_guard lock(mutex_);
+  status_.tools_listed = remote.size();
+  status_.tools_published = schemas.size();
+  status_.est_tokens = tokens;
+  published_ = std::move(schemas);
+  remote_by_published_ = std::move(by_published);
+  remote_names_ = std::move(names);
+}
+
+void McpServer::watchUntilDown() {
+  while (true) {
+    std::shared_ptr<Client> client;
+    bool refresh = false;
+    {
+      std::unique_lock lock(mutex_);
+      const bool woken = wake_.wait_for(lock, options_.health_interval,
+                                        [&] { return stopping_ || closed_ || refresh_; });
+      if (stopping_) return;
+      if (closed_) break;
+      refresh = woken;
+      client = client_;
+    }
+    if (refresh) {
+      auto status = refreshTools();
+      if (!status.isOk()) log::warn("mcp_tools_refresh_failed", {{"error", status.message()}});
+      continue;
+    }
+    if (client->ping(options_.health_timeout).isOk()) continue;
+    log::warn("mcp_server_hung", {{"server", spec_.name}});
+    markDown("the server stopped answering ping");
+    dropClient(true);
+    return;
+  }
+  markDown("the server process exited");
+  dropClient(false);
+}
+
+void McpServer::markDown(const std::string& error) {
+  std::lock_guard lock(mutex_);
+  if (status_.state == ServerState::kUp) {
+    log::warn("mcp_server_down", {{"server", spec_.name}, {"reason", error}});
+  }
+  status_.state = ServerState::kDown;
+  status_.last_error = error;
+  published_.clear();
+  remote_by_published_.clear();
+  remote_names_.clear();
+}
+
+void McpServer::dropClient(bool kill) {
+  std::shared_ptr<Client> client;
+  {
+    std::lock_guard lock(mutex_);
+    client.swap(client_);
+  }
+  if (!client) return;
+  if (kill)
+    client->kill();
+  else
+    client->close();
+}
+
+std::vector<ToolSchema> McpServer::tools() const {
+  std::lock_guard lock(mutex_);
+  return published_;
+}
+
+std::string McpServer::remoteName(const std::string& published) const {
+  std::lock_guard lock(mutex_);
+  auto found = remote_by_published_.find(published);
+  return found == remote_by_published_.end() ? std::string() : found->second;
+}
+
+bool McpServer::hasRemoteTool(const std::string& tool) const {
+  std::lock_guard lock(mutex_);
+  return std::find(remote_names_.begin(), remote_names_.end(), tool) != remote_names_.end();
+}
+
+tools::ToolResult McpServer::call(const std::string& name, const std::string& arguments_json,
+                                  const tools::CallContext& context) {
+  const auto remote = remoteName(name);
+  if (remote.empty()) {
+    return {false, "no tool " + name + " on MCP server " + spec_.name + " right now (" +
+                       stateName(status().state) + ")"};
+  }
+  return callRemote(remote, arguments_json, context);
+}
+
+tools::ToolResult McpServer::callRemote(const std::string& tool, const std::string& arguments_json,
+                                        const tools::CallContext& context) {
+  std::shared_ptr<Client> client;
+  std::string why;
+  {
+    std::lock_guard lock(mutex_);
+    if (status_.state == ServerState::kUp) client = client_;
+    why = status_.last_error;
+  }
+  if (!client) {
+    return {false, "MCP server " + spec_.name + " is down" + (why.empty() ? "" : " (" + why + ")") +
+                       " and is being restarted; try again shortly"};
+  }
+  return client->callTool(tool, arguments_json, context);
+}
+
+ServerStatus McpServer::status() const {
+  std::lock_guard lock(mutex_);
+  return status_;
+}
+
+}  // namespace gantry::mcp

@@ -1,0 +1,93 @@
+#pragma once
+/// McpServer: one manifest server as a ToolSource, with its supervisor thread — start,
+/// publish tools, watch health, restart with capped exponential backoff.
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "mcp/client.h"
+#include "mcp/manifest.h"
+#include "mcp/options.h"
+#include "tools/tool_source.h"
+
+namespace gantry::mcp {
+
+enum class ServerState { kStarting, kUp, kDown, kStopped };
+const char* stateName(ServerState state);
+
+/// A snapshot for /status and `gantry tools`.
+struct ServerStatus {
+  std::string name;
+  std::string transport;  ///< "stdio" or "http"
+  ServerState state = ServerState::kStarting;
+  std::size_t tools_listed = 0;
+  std::size_t tools_published = 0;
+  std::size_t est_tokens = 0;  ///< estimate (chars/4) of the published schemas
+  int restarts = 0;
+  std::string last_error;
+  std::string protocol_version;
+};
+
+/// Thread-safe. tools() is empty while the server is down; calls then fail with a clear
+/// message, and a call in flight when the server dies fails with one.
+class McpServer final : public tools::ToolSource {
+ public:
+  McpServer(ServerSpec spec, McpOptions options);
+  ~McpServer() override;
+  McpServer(const McpServer&) = delete;
+  McpServer& operator=(const McpServer&) = delete;
+
+  /// Starts the supervisor thread (returns at once).
+  void start();
+  /// Stops the supervisor and closes the connection. Idempotent.
+  void stop();
+  /// Waits until the first connection attempt finished (up or failed) or the deadline.
+  bool waitFirstAttempt(std::chrono::steady_clock::time_point deadline) const;
+
+  std::vector<ToolSchema> tools() const override;
+  tools::ToolResult call(const std::string& name, const std::string& arguments_json,
+                         const tools::CallContext& context) override;
+  bool serialized() const override { return spec_.isStdio(); }
+
+  /// Calls one of the server's tools by its own (unprefixed) name, published or not.
+  tools::ToolResult callRemote(const std::string& tool, const std::string& arguments_json,
+                               const tools::CallContext& context);
+  /// True when the server currently lists a tool of that (unprefixed) name.
+  bool hasRemoteTool(const std::string& tool) const;
+  /// The server's own name of a published tool, or empty.
+  std::string remoteName(const std::string& published) const;
+
+  const ServerSpec& spec() const { return spec_; }
+  ServerStatus status() const;
+
+ private:
+  void supervise();
+  Status connect();
+  void watchUntilDown();
+  Status refreshTools();
+  void publish(std::vector<RemoteTool> remote);
+  void markDown(const std::string& error);
+  void dropClient(bool kill);
+  std::unique_ptr<Transport> makeTransport() const;
+  bool sleepFor(std::chrono::milliseconds delay);
+
+  const ServerSpec spec_;
+  const McpOptions options_;
+  mutable std::mutex mutex_;
+  mutable std::condition_variable wake_;
+  std::shared_ptr<Client> client_;
+  std::vector<ToolSchema> published_;
+  std::map<std::string, std::string> remote_by_published_;
+  std::vector<std::string> remote_names_;
+  ServerStatus status_;
+  bool stopping_ = false;
+  bool attempted_ = false;
+  bool closed_ = false;
+  bool refresh_ = false;
+  std::thread thread_;
+};
+
+}  // namespace gantry::mcp

@@ -1,0 +1,139 @@
+#include "mcp/stdio_transport.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "log/log.h"
+#include "mcp/jsonrpc.h"
+
+namespace gantry::mcp {
+namespace {
+
+/// Reads fd until EOF, passing each chunk on.
+template <class OnChunk>
+void pump(int fd, OnChunk on_chunk) {
+  std::string buffer(64 * 1024, '\0');
+  while (true) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    on_chunk(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+  }
+}
+
+bool writeAll(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+}  // namespace
+
+StdioTransport::StdioTransport(StdioOptions options) : options_(std::move(options)) {
+  // A child that dies makes our writes fail with EPIPE instead of killing the process.
+  ::signal(SIGPIPE, SIG_IGN);
+}
+
+StdioTransport::~StdioTransport() { close(); }
+
+Status StdioTransport::open(TransportHandler* handler) {
+  handler_ = handler;
+  auto child = ChildProcess::spawn(options_.command, options_.args, options_.env, true);
+  if (!child.isOk()) return child.status();
+  child_ = std::move(child.value());
+  tokens_ = options_.stderr_lines_per_second * 5.0;
+  refilled_ = std::chrono::steady_clock::now();
+  stdout_thread_ = std::thread([this] { readStdout(); });
+  stderr_thread_ = std::thread([this] { readStderr(); });
+  return Status::ok();
+}
+
+Status StdioTransport::send(const std::string& text, std::optional<std::int64_t>,
+                            std::chrono::milliseconds) {
+  std::lock_guard lock(write_mutex_);
+  if (!child_ || child_->stdinFd() < 0) return Status::retry("the server process is not running");
+  std::string line = text;
+  line.push_back('\n');
+  if (!writeAll(child_->stdinFd(), line)) {
+    return Status::retry("writing to the server failed: " + std::string(std::strerror(errno)));
+  }
+  return Status::ok();
+}
+
+void StdioTransport::readStdout() {
+  jsonrpc::LineSplitter splitter(
+      options_.line_cap, [this](std::string_view line) { handler_->onMessage(line); },
+      [this](std::string_view head, std::string_view tail, std::size_t length) {
+        auto id = jsonrpc::findResponseId(tail);
+        if (!id) id = jsonrpc::findResponseId(head);
+        handler_->onOversize(id, length);
+      });
+  pump(child_->stdoutFd(), [&](std::string_view chunk) { splitter.feed(chunk); });
+  const auto code = child_->waitFor(std::chrono::milliseconds(closing_ ? 5000 : 2000));
+  std::string reason = code ? "the server process exited with code " + std::to_string(*code)
+                            : "the server closed its stdout";
+  handler_->onClosed(reason);
+}
+
+void StdioTransport::readStderr() {
+  jsonrpc::LineSplitter splitter(
+      options_.stderr_line_max, [this](std::string_view line) { relayStderr(line); },
+      [this](std::string_view head, std::string_view, std::size_t) {
+        relayStderr(std::string(head) + "…");
+      });
+  pump(child_->stderrFd(), [&](std::string_view chunk) { splitter.feed(chunk); });
+  if (suppressed_ > 0) {
+    log::warn("mcp_stderr_suppressed",
+              {{"server", options_.server}, {"lines", std::to_string(suppressed_)}});
+  }
+}
+
+void StdioTransport::relayStderr(std::string_view line) {
+  const auto now = std::chrono::steady_clock::now();
+  const double rate = options_.stderr_lines_per_second;
+  tokens_ =
+      std::min(rate * 5.0, tokens_ + rate * std::chrono::duration<double>(now - refilled_).count());
+  refilled_ = now;
+  if (tokens_ < 1.0) {
+    ++suppressed_;
+    return;
+  }
+  tokens_ -= 1.0;
+  std::string text(line.substr(0, options_.stderr_line_max));
+  if (suppressed_ > 0) {
+    log::warn("mcp_stderr_suppressed",
+              {{"server", options_.server}, {"lines", std::to_string(suppressed_)}});
+    suppressed_ = 0;
+  }
+  log::info("mcp_stderr", {{"server", options_.server}, {"line", text}});
+}
+
+void StdioTransport::joinReaders() {
+  if (stdout_thread_.joinable()) stdout_thread_.join();
+  if (stderr_thread_.joinable()) stderr_thread_.join();
+}
+
+void StdioTransport::close() {
+  if (!child_ || closing_.exchange(true)) return;
+  {
+    std::lock_guard lock(write_mutex_);
+    child_->closeStdin();
+  }
+  child_->stop(std::chrono::milliseconds(2000));
+  joinReaders();
+}
+
+void StdioTransport::kill() {
+  if (!child_) return;
+  child_->signal(SIGKILL);
+  close();
+}
+
+}  // namespace gantry::mcp

@@ -1,0 +1,28 @@
+#pragma once
+/// Helpers the agent loop uses to keep local models on track (DESIGN 4.1). Pure.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gantry/message.h"
+
+namespace gantry::tools {
+
+/// The JSON Schema (text) for a grammar-constrained retry through response_format: an
+/// object with `name` (a string enum of candidates) and `arguments` (an object), both
+/// required, nothing else. The provider wraps it as
+/// {"type":"json_schema","json_schema":{"name":"tool_call","schema":<this>}}.
+std::string toolNameSchema(const std::vector<std::string>& candidates);
+
+/// Recognises a reply that is only a tool call written as text: a JSON object with "name"
+/// and "arguments" (or "parameters"; an object, or a string holding one), optionally inside
+/// a ``` / ```json fence or <tool_call>…</tool_call> tags, surrounding whitespace allowed.
+/// Returns the call (id empty, arguments as compact JSON) or nullopt for ordinary text.
+std::optional<ToolCall> parsePrintedCall(std::string_view text);
+
+/// True when text is a JSON object (tool arguments must be one).
+bool validJsonObject(std::string_view text);
+
+}  // namespace gantry::tools
