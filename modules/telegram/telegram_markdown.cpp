@@ -344,7 +344,7 @@ std::size_t visibleLength(std::string_view html) {
 std::vector<Part> renderParts(std::string_view markdown, std::size_t limit) {
   std::vector<Part> parts;
   for (std::string& piece : text::splitMessage(markdown, limit)) {
-    if (trim(piece).empty()) continue;
+    if (piece.find_first_not_of(" \t\r\n") == std::string::npos) continue;
     std::string html = renderHtml(piece);
     std::size_t shown = visibleLength(html);
     if (shown <= limit || piece.size() <= 16) {
