@@ -15,6 +15,8 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
+constexpr std::string_view kEmptyParameters = R"({"type":"object","properties":{}})";
+
 void writeString(Writer& w, std::string_view text) {
   w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
 }
@@ -115,7 +117,7 @@ void writeTools(Writer& w, const std::vector<ToolSchema>& tools) {
     writeField(w, "description", tool.description);
     w.Key("parameters");
     if (tool.parameters_json.empty()) {
-      w.RawValue("{\"type\":\"object\",\"properties\":{}}", 34, rapidjson::kObjectType);
+      w.RawValue(kEmptyParameters.data(), kEmptyParameters.size(), rapidjson::kObjectType);
     } else {
       w.RawValue(tool.parameters_json.data(), tool.parameters_json.size(), rapidjson::kObjectType);
     }
