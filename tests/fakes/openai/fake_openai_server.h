@@ -15,7 +15,7 @@
 
 namespace gantry::testing {
 
-/// One scripted reply: one line of the script (see tests/fakes/openai/README.md).
+/// One scripted reply: one line of the script (format: tests/fakes/openai/README.md).
 struct ScriptedReply {
   struct Call {
     std::string id;
