@@ -143,6 +143,14 @@ Status MessageRepo::clearHistory(int64_t session_id) {
   });
 }
 
+Status MessageRepo::hideMessage(int64_t message_id) {
+  return guarded("hide message", [&]() -> Status {
+    std::lock_guard lock(store_.mutex());
+    store_.db().session << "UPDATE messages SET in_history = 0 WHERE id = ?", use(message_id), now;
+    return Status::ok();
+  });
+}
+
 Status MessageRepo::dropFromHistory(int64_t session_id, int64_t count_oldest) {
   return guarded("drop from history", [&]() -> Status {
     std::lock_guard lock(store_.mutex());

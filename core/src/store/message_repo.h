@@ -40,6 +40,8 @@ class MessageRepo {
   Result<std::vector<ChatMessage>> history(int64_t session_id);
   /// Takes every message out of the history (/new); the rows stay in the record.
   Status clearHistory(int64_t session_id);
+  /// Takes one message out of the history (a cancelled bubble re-joined into a new one).
+  Status hideMessage(int64_t message_id);
   /// Marks the given messages as no longer in history (dropped by trimming).
   Status dropFromHistory(int64_t session_id, int64_t count_oldest);
 

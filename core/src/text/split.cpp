@@ -33,6 +33,10 @@ bool fenceOpenAfter(std::string_view text) {
 
 }  // namespace
 
+std::size_t cutPoint(std::string_view text, std::size_t limit) {
+  return text.size() <= limit ? text.size() : findCut(text, limit);
+}
+
 std::size_t utf8Prefix(std::string_view text, std::size_t limit) {
   if (text.size() <= limit) return text.size();
   std::size_t cut = limit;

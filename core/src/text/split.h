@@ -15,6 +15,10 @@ namespace gantry::text {
 /// balanced. limit must be at least 16. Empty text yields no parts.
 std::vector<std::string> splitMessage(std::string_view text, std::size_t limit);
 
+/// Where splitMessage would cut text for a part of at most limit bytes: after a paragraph
+/// break, line break or space in the second half of the window, else at a UTF-8 boundary.
+std::size_t cutPoint(std::string_view text, std::size_t limit);
+
 /// The longest prefix of text that is at most limit bytes and ends on a UTF-8 boundary.
 std::size_t utf8Prefix(std::string_view text, std::size_t limit);
 

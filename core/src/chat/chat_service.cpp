@@ -1,0 +1,351 @@
+#include "chat/chat_service.h"
+
+#include "chat/reply_media.h"
+#include "log/log.h"
+
+namespace gantry::chat {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct ScheduledJob {
+  std::string prompt;
+  std::promise<Result<std::string>> done;
+};
+
+/// Joins bubbles into one user message: texts on separate lines, images kept.
+InboundMessage join(std::deque<InboundMessage>& bubbles, const std::string& carried) {
+  InboundMessage joined = bubbles.front();
+  joined.text = carried;
+  for (auto& b : bubbles) {
+    if (!joined.text.empty() && !b.text.empty()) joined.text += "\n";
+    joined.text += b.text;
+    if (&b != &bubbles.front()) {
+      joined.images.insert(joined.images.end(), b.images.begin(), b.images.end());
+    }
+  }
+  bubbles.clear();
+  return joined;
+}
+
+}  // namespace
+
+/// One chat: a thread running one turn at a time. Messages arriving during a turn cancel it
+/// and are joined after COALESCE_SETTLE_MS of quiet (unless input is ordered).
+class ChatService::Worker {
+ public:
+  Worker(ChatService& service, std::string chat_id)
+      : s_(service), chat_id_(std::move(chat_id)), thread_([this] { loop(); }) {}
+
+  ~Worker() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+      if (current_) current_->cancel();
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+  void addBubble(InboundMessage message) {
+    std::lock_guard lock(mutex_);
+    bubbles_.push_back(std::move(message));
+    last_bubble_ = Clock::now();
+    if (!ordered() && current_ && current_user_) {
+      current_->cancel();  // the new bubble joins the interrupted one
+      settle_ = true;
+    }
+    cv_.notify_all();
+  }
+
+  std::future<Result<std::string>> addScheduled(std::string prompt) {
+    std::lock_guard lock(mutex_);
+    scheduled_.push_back(std::make_unique<ScheduledJob>());
+    scheduled_.back()->prompt = std::move(prompt);
+    cv_.notify_all();
+    return scheduled_.back()->done.get_future();
+  }
+
+  /// /cancel and /new: halt the turn and drop the pending batch. True when anything was.
+  bool cancelAll(bool reset) {
+    std::lock_guard lock(mutex_);
+    bool any = current_ != nullptr || !bubbles_.empty();
+    bubbles_.clear();
+    carried_.clear();
+    settle_ = false;
+    if (current_) {
+      current_->cancel();
+      cancelled_by_user_ = true;
+    }
+    reset_ = reset_ || reset;
+    cv_.notify_all();
+    return any;
+  }
+
+  bool idle() {
+    std::lock_guard lock(mutex_);
+    return !current_ && !busy_ && bubbles_.empty() && scheduled_.empty() && !reset_;
+  }
+
+  void cancelCurrent() {
+    std::lock_guard lock(mutex_);
+    if (current_) current_->cancel();
+  }
+
+ private:
+  bool ordered() const { return s_.caps_.ordered_input || s_.options_.coalesce_settle_ms == 0; }
+
+  void loop() {
+    std::unique_lock lock(mutex_);
+    while (true) {
+      cv_.wait(lock, [this] { return stop_ || reset_ || !bubbles_.empty() || !scheduled_.empty(); });
+      if (stop_) return;
+      busy_ = true;
+      if (reset_) {
+        reset_ = false;
+        lock.unlock();
+        resetSession();
+      } else if (!scheduled_.empty()) {
+        auto job = std::move(scheduled_.front());
+        scheduled_.pop_front();
+        lock.unlock();
+        runScheduled(*job);
+      } else {
+        if (!ordered() && settle_) waitForQuiet(lock);
+        if (stop_) return;
+        if (bubbles_.empty()) {
+          busy_ = false;
+          continue;
+        }
+        InboundMessage batch = ordered() ? takeFirst() : join(bubbles_, carried_);
+        carried_.clear();
+        lock.unlock();
+        runUserTurn(batch);
+      }
+      lock.lock();
+      busy_ = false;
+      s_.cv_idle_.notify_all();
+    }
+  }
+
+  InboundMessage takeFirst() {
+    InboundMessage m = std::move(bubbles_.front());
+    bubbles_.pop_front();
+    return m;
+  }
+
+  void waitForQuiet(std::unique_lock<std::mutex>& lock) {
+    auto settle = std::chrono::milliseconds(s_.options_.coalesce_settle_ms);
+    while (!stop_ && settle_) {
+      auto quiet_at = last_bubble_ + settle;
+      if (Clock::now() >= quiet_at) break;
+      cv_.wait_until(lock, quiet_at);
+    }
+    settle_ = false;
+  }
+
+  void resetSession() {
+    auto session = s_.messages_.session(chat_id_);
+    if (session.isOk()) s_.messages_.clearHistory(session.value());
+    s_.channel_.send(chat_id_, "New session started. Memory is kept.");
+  }
+
+  agent::TurnResult runTurn(const std::string& text, const std::vector<Image>& images, bool user) {
+    auto token = std::make_shared<CancelToken>();
+    {
+      std::lock_guard lock(mutex_);
+      current_ = token;
+      current_user_ = user;
+      cancelled_by_user_ = false;
+    }
+    StreamOptions stream = s_.options_.stream;
+    stream.spinup_at_once = s_.first_turn_.exchange(false);
+    ReplyStream observer(s_.channel_, chat_id_, stream);
+    TypingPulse typing(s_.channel_, chat_id_);
+    auto result = s_.agent_.run({chat_id_, text, images}, observer, *token);
+    typing.stop();
+    deliver(observer, result);
+    std::lock_guard lock(mutex_);
+    current_.reset();
+    return result;
+  }
+
+  void runUserTurn(const InboundMessage& batch) {
+    auto result = runTurn(batch.text, batch.images, true);
+    if (!result.status.isCancelled()) return;
+    std::lock_guard lock(mutex_);
+    // An interrupted turn that recorded nothing but the message is re-joined with the new
+    // bubbles, so the model sees one message; one that ran tools keeps its record.
+    if (!cancelled_by_user_ && !result.progressed && result.user_message_id) {
+      s_.messages_.hideMessage(result.user_message_id);
+      carried_ = batch.text;
+    }
+  }
+
+  void runScheduled(ScheduledJob& job) {
+    auto result = runTurn(job.prompt, {}, false);
+    if (result.status.isOk()) {
+      job.done.set_value(result.reply);
+    } else {
+      job.done.set_value(result.status);
+    }
+  }
+
+  void deliver(ReplyStream& observer, const agent::TurnResult& result) {
+    if (result.status.isCancelled()) {
+      observer.abandon("(cancelled)");
+      return;
+    }
+    if (!result.status.isOk()) {
+      observer.abandon("⚠️ " + result.status.message());
+      if (s_.caps_.renders_events) {
+        s_.channel_.event(chat_id_, {TurnEvent::Kind::kError, {}, false, 0, result.status.message()});
+      } else {
+        s_.channel_.send(chat_id_, "⚠️ " + result.status.message());
+      }
+      log::warn("turn_failed", {{"error", result.status.message()}});
+      return;
+    }
+    auto image = findImage(result.reply);
+    if (!image) {
+      observer.finish(result.reply);
+      return;
+    }
+    if (!image->caption.empty()) observer.finish(image->caption);
+    auto sent = s_.channel_.sendPhoto(chat_id_, Image{{}, {}, image->url}, "");
+    if (!sent.isOk()) s_.channel_.send(chat_id_, image->url);
+  }
+
+  /// Keeps the typing indicator alive while a turn runs.
+  class TypingPulse {
+   public:
+    TypingPulse(Channel& channel, const std::string& chat_id)
+        : thread_([this, &channel, chat_id] {
+            std::unique_lock lock(mutex_);
+            do {
+              channel.typing(chat_id);
+            } while (!cv_.wait_for(lock, std::chrono::seconds(4), [this] { return done_; }));
+          }) {}
+    ~TypingPulse() { stop(); }
+    void stop() {
+      {
+        std::lock_guard lock(mutex_);
+        done_ = true;
+      }
+      cv_.notify_all();
+      if (thread_.joinable()) thread_.join();
+    }
+
+   private:
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    bool done_ = false;
+    std::thread thread_;
+  };
+
+  ChatService& s_;
+  std::string chat_id_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<InboundMessage> bubbles_;
+  std::deque<std::unique_ptr<ScheduledJob>> scheduled_;
+  std::shared_ptr<CancelToken> current_;
+  bool current_user_ = false;
+  bool cancelled_by_user_ = false;
+  bool settle_ = false;
+  bool reset_ = false;
+  bool busy_ = false;
+  bool stop_ = false;
+  std::string carried_;
+  Clock::time_point last_bubble_{};
+  std::thread thread_;
+};
+
+ChatService::ChatService(agent::Agent& agent, Channel& channel, store::Store& store,
+                         ChatOptions options, CommandTexts texts)
+    : agent_(agent),
+      channel_(channel),
+      messages_(store),
+      options_(std::move(options)),
+      texts_(std::move(texts)),
+      caps_(channel.caps()) {}
+
+ChatService::~ChatService() {
+  std::lock_guard lock(mutex_);
+  workers_.clear();
+}
+
+ChatService::Worker& ChatService::worker(const std::string& chat_id) {
+  std::lock_guard lock(mutex_);
+  auto& slot = workers_[chat_id];
+  if (!slot) slot = std::make_unique<Worker>(*this, chat_id);
+  return *slot;
+}
+
+void ChatService::onMessage(InboundMessage message) noexcept {
+  try {
+    if (stopping_) return;
+    log::debug("message_received", {{"chat", message.chat_id}, {"chars", std::to_string(message.text.size())}});
+    if (handleCommand(message)) return;
+    worker(message.chat_id).addBubble(std::move(message));
+  } catch (const std::exception& e) {
+    log::error("message_dropped", {{"error", e.what()}});
+  }
+}
+
+bool ChatService::handleCommand(const InboundMessage& m) {
+  std::string cmd = m.text.substr(0, m.text.find_first_of(" @\n"));
+  if (cmd == "/cancel") {
+    bool any = worker(m.chat_id).cancelAll(false);
+    channel_.send(m.chat_id, any ? "Cancelled." : "Nothing to cancel.");
+  } else if (cmd == "/new") {
+    worker(m.chat_id).cancelAll(true);
+  } else if (cmd == "/status") {
+    channel_.send(m.chat_id, texts_.status ? texts_.status(m.chat_id) : "");
+  } else if (cmd == "/tools") {
+    channel_.send(m.chat_id, texts_.tools ? texts_.tools() : "");
+  } else if (cmd == "/start" || cmd == "/help") {
+    channel_.send(m.chat_id,
+                  "Hi. Write to me as you would to a person. Commands: /new (fresh session, "
+                  "memory kept), /cancel (stop the current turn), /status, /tools.");
+  } else {
+    return false;
+  }
+  return true;
+}
+
+Result<std::string> ChatService::runScheduled(const std::string& chat_id,
+                                              const std::string& prompt) {
+  if (stopping_) return Status::cancelled("shutting down");
+  auto done = worker(chat_id).addScheduled(prompt);
+  return done.get();
+}
+
+bool ChatService::allIdle() {
+  for (auto& [id, w] : workers_) {
+    if (!w->idle()) return false;
+  }
+  return true;
+}
+
+void ChatService::drain() {
+  std::unique_lock lock(mutex_);
+  // Workers signal without this lock, so the wait re-checks on a short period too.
+  while (!allIdle()) cv_idle_.wait_for(lock, std::chrono::milliseconds(50));
+}
+
+void ChatService::shutdown(std::chrono::milliseconds bound) {
+  stopping_ = true;
+  std::unique_lock lock(mutex_);
+  auto deadline = Clock::now() + bound;
+  while (!allIdle() && Clock::now() < deadline) {
+    cv_idle_.wait_for(lock, std::chrono::milliseconds(50));
+  }
+  if (!allIdle()) {
+    log::warn("shutdown_cancelling_turns", {});
+    for (auto& [id, w] : workers_) w->cancelCurrent();
+  }
+  workers_.clear();
+}
+
+}  // namespace gantry::chat

@@ -1,0 +1,74 @@
+#pragma once
+/// ChatService: the channel-independent chat experience (DESIGN 4.3), implemented once for
+/// every channel — one worker per chat running one turn at a time, multi-bubble coalescing,
+/// slash commands, streaming replies, photos, scheduled (cron) turns.
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "agent/agent.h"
+#include "chat/reply_stream.h"
+#include "gantry/channel.h"
+#include "store/message_repo.h"
+
+namespace gantry::chat {
+
+struct ChatOptions {
+  StreamOptions stream;
+  int coalesce_settle_ms = 2000;  ///< 0 = off: every message is its own turn
+};
+
+/// Texts for /status and /tools, supplied by the application.
+struct CommandTexts {
+  std::function<std::string(const std::string& chat_id)> status;
+  std::function<std::string()> tools;
+};
+
+class ChatService final : public InboundSink {
+ public:
+  ChatService(agent::Agent& agent, Channel& channel, store::Store& store, ChatOptions options,
+              CommandTexts texts);
+  ~ChatService() override;
+  ChatService(const ChatService&) = delete;
+  ChatService& operator=(const ChatService&) = delete;
+
+  /// Called on the channel's receive thread.
+  void onMessage(InboundMessage message) noexcept override;
+
+  /// Runs prompt as a turn on chat_id (not coalesced, serialised with the chat's turns) and
+  /// pushes the reply to the chat. Blocks until the turn ends; returns the reply or error.
+  Result<std::string> runScheduled(const std::string& chat_id, const std::string& prompt);
+
+  /// Blocks until every queued message has had its turn (pipe end of input).
+  void drain();
+  /// Stops taking messages, lets in-flight turns finish for up to bound, then cancels them.
+  void shutdown(std::chrono::milliseconds bound);
+
+ private:
+  class Worker;
+  Worker& worker(const std::string& chat_id);
+  bool handleCommand(const InboundMessage& message);
+  bool allIdle();  ///< with mutex_ held
+
+  agent::Agent& agent_;
+  Channel& channel_;
+  store::MessageRepo messages_;
+  ChatOptions options_;
+  CommandTexts texts_;
+  ChannelCaps caps_;
+  std::mutex mutex_;
+  std::condition_variable cv_idle_;  ///< signalled when a worker finishes a job
+  std::map<std::string, std::unique_ptr<Worker>> workers_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> first_turn_{true};
+};
+
+}  // namespace gantry::chat
