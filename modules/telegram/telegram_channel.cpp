@@ -142,34 +142,48 @@ Status TelegramChannel::receiveLoop(InboundSink& sink) {
                        options_.poll_timeout_seconds + 15, &poll_slot_);
     if (stopRequested()) break;
     Reply reply = http.status == 0 ? networkFault(http) : parseReply(http.status, http.body);
-    if (reply.outcome == Outcome::kOk) {
-      backoff = options_.backoff_initial;
-      std::vector<Update> updates;
-      std::string err;
-      if (!parseUpdates(reply.result_json, &updates, &err)) return Status::error(err);
-      for (const Update& update : updates) {
-        handleUpdate(update, sink);
-        offset = update.update_id + 1;
-        saveOffset(offset);
-      }
+    if (reply.outcome != Outcome::kOk) {
+      if (Status failed = waitAfterFailure(reply, &backoff); !failed.isOk()) return failed;
       continue;
     }
-    std::string what = describe("getUpdates", reply);
-    if (reply.outcome == Outcome::kRetryAfter) {
-      host_.log(LogLevel::kWarn, what, {{"retry_after", std::to_string(reply.retry_after)}});
-      pause(
-          std::chrono::seconds(std::clamp(reply.retry_after, 1, options_.max_retry_after_seconds)));
-      continue;
+    backoff = options_.backoff_initial;
+    if (Status handled = handleBatch(reply.result_json, sink, &offset); !handled.isOk()) {
+      return handled;
     }
-    if (reply.outcome != Outcome::kTransient) {
-      host_.log(LogLevel::kError, what);
-      return Status::error(what);
-    }
-    host_.log(LogLevel::kWarn, what + "; retrying",
-              {{"backoff_ms", std::to_string(backoff.count())}});
-    pause(backoff);
-    backoff = std::min(backoff * 2, options_.backoff_max);
   }
+  return Status::ok();
+}
+
+Status TelegramChannel::handleBatch(const std::string& result_json, InboundSink& sink,
+                                    std::int64_t* offset) {
+  std::vector<Update> updates;
+  std::string err;
+  if (!parseUpdates(result_json, &updates, &err)) return Status::error(err);
+  for (const Update& update : updates) {
+    handleUpdate(update, sink);
+    *offset = update.update_id + 1;
+    saveOffset(*offset);
+  }
+  return Status::ok();
+}
+
+// 429 waits retry_after, 5xx and network faults back off (doubling up to the cap); 401,
+// 409 and other errors end the receive loop with the reason.
+Status TelegramChannel::waitAfterFailure(const Reply& reply, std::chrono::milliseconds* backoff) {
+  std::string what = describe("getUpdates", reply);
+  if (reply.outcome == Outcome::kRetryAfter) {
+    host_.log(LogLevel::kWarn, what, {{"retry_after", std::to_string(reply.retry_after)}});
+    pause(std::chrono::seconds(std::clamp(reply.retry_after, 1, options_.max_retry_after_seconds)));
+    return Status::ok();
+  }
+  if (reply.outcome != Outcome::kTransient) {
+    host_.log(LogLevel::kError, what);
+    return Status::error(what);
+  }
+  host_.log(LogLevel::kWarn, what + "; retrying",
+            {{"backoff_ms", std::to_string(backoff->count())}});
+  pause(*backoff);
+  *backoff = std::min(*backoff * 2, options_.backoff_max);
   return Status::ok();
 }
 

@@ -61,6 +61,8 @@ class TelegramChannel final : public Channel {
 
   // receive
   Status receiveLoop(InboundSink& sink);
+  Status handleBatch(const std::string& result_json, InboundSink& sink, std::int64_t* offset);
+  Status waitAfterFailure(const Reply& reply, std::chrono::milliseconds* backoff);
   std::int64_t loadOffset();
   void saveOffset(std::int64_t offset);
   void handleUpdate(const Update& update, InboundSink& sink);

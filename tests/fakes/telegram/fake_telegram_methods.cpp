@@ -14,6 +14,7 @@
 #include <Poco/UTF8Encoding.h>
 #include <Poco/UnicodeConverter.h>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -68,6 +69,14 @@ std::string checkText(const std::string& text, const std::string& parse_mode, st
   if (visible.find_first_not_of(" \n\t") == std::string::npos) return empty_error;
   if (utf16Length(visible) > limit) return long_error;
   return "";
+}
+
+// The text a Message object carries: entities parsed out.
+std::string visibleText(const std::string& text, const std::string& parse_mode) {
+  std::string visible = text;
+  std::string error;
+  if (parse_mode == "HTML") parseTelegramHtml(text, &visible, &error);
+  return visible;
 }
 
 std::string tagName(const std::string& tag) {
@@ -256,9 +265,10 @@ std::string FakeTelegram::getUpdates(const BotParams& params, int* status) {
     *status = 409;
     return errorJson(409, defaultDescription(409), 0);
   }
+  std::int64_t limit = std::clamp<std::int64_t>(toInt(params.get("limit"), 100), 1, 100);
   std::string result = "[";
   for (const auto& [id, json] : updates_) {
-    if (id < offset) continue;
+    if (id < offset || limit-- <= 0) continue;
     result += (result.size() > 1 ? "," : "") + json;
   }
   return ok(result + "]");
@@ -299,7 +309,7 @@ std::string FakeTelegram::sendMessage(const BotParams& params, int* status) {
     messages_[chat_id + ":" + std::to_string(id)] = {chat_id, text, mode};
   }
   record({"sendMessage", chat_id, std::to_string(id), text, mode, "", 0});
-  return ok(messageJson(id, chat_id, text));
+  return ok(messageJson(id, chat_id, visibleText(text, mode)));
 }
 
 std::string FakeTelegram::editMessageText(const BotParams& params, int* status) {
@@ -323,7 +333,7 @@ std::string FakeTelegram::editMessageText(const BotParams& params, int* status) 
     it->second = {chat_id, text, mode};
   }
   record({"editMessageText", chat_id, message_id, text, mode, "", 0});
-  return ok(messageJson(toInt(message_id, 0), chat_id, text));
+  return ok(messageJson(toInt(message_id, 0), chat_id, visibleText(text, mode)));
 }
 
 std::string FakeTelegram::sendPhoto(const BotParams& params, int* status) {
