@@ -1,0 +1,128 @@
+#include "mcp/manifest.h"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+using namespace gantry::mcp;
+
+namespace {
+
+/// Writes text to a fresh temp file and returns its path.
+std::string writeManifest(const std::string& text) {
+  static int counter = 0;
+  auto path =
+      std::filesystem::temp_directory_path() /
+      ("gantry_manifest_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + ".toml");
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+std::string errorOf(const std::string& text) {
+  auto path = writeManifest(text);
+  auto result = loadManifest(path);
+  REQUIRE_FALSE(result.isOk());
+  const auto& message = result.status().message();
+  CHECK(message.rfind(path + ":", 0) == 0);
+  return message.substr(path.size());
+}
+
+}  // namespace
+
+TEST_CASE("a missing manifest means no servers", "[mcp]") {
+  auto result = loadManifest("/nonexistent/gantry/mcp.toml");
+  REQUIRE(result.isOk());
+  CHECK_FALSE(result->found);
+  CHECK(result->servers.empty());
+}
+
+TEST_CASE("every documented manifest key is read", "[mcp]") {
+  auto path = writeManifest(R"(
+[[server]]
+name    = "garmin"
+command = "garmin"
+args    = ["mcp"]
+env     = { GARMIN_TOKEN = "secret://garmin" }
+tools   = ["get_sleep", "get_*"]
+exclude = ["raw_*"]
+tools_prefix = "garm"
+auth_command = "garmin"
+auth_args = ["login"]
+policy  = "ask"
+tool_policy = { delete_activity = "deny" }
+download_url = "https://example.org/{tag}/garmin_{version}_{os}_{arch}.tar.gz"
+download_tag = "v1.2.0"
+
+[[server]]
+name = "daemon"
+url  = "http://127.0.0.1:8788/mcp"
+headers = { Authorization = "Bearer secret://daemon_token" }
+)");
+  auto result = loadManifest(path);
+  REQUIRE(result.isOk());
+  REQUIRE(result->servers.size() == 2);
+  const auto& garmin = result->servers[0];
+  CHECK(garmin.name == "garmin");
+  CHECK(garmin.isStdio());
+  CHECK(garmin.args == std::vector<std::string>{"mcp"});
+  CHECK(garmin.env.at("GARMIN_TOKEN") == "secret://garmin");
+  CHECK(garmin.tools.size() == 2);
+  CHECK(garmin.exclude == std::vector<std::string>{"raw_*"});
+  CHECK(garmin.prefix() == "garm");
+  CHECK(garmin.auth_command == "garmin");
+  CHECK(garmin.auth_args == std::vector<std::string>{"login"});
+  CHECK(garmin.policy == Policy::kAsk);
+  CHECK(garmin.policyFor("delete_activity") == Policy::kDeny);
+  CHECK(garmin.policyFor("get_sleep") == Policy::kAsk);
+  CHECK(garmin.download_tag == "v1.2.0");
+  CHECK_FALSE(garmin.download_url.empty());
+  const auto& daemon = result->servers[1];
+  CHECK_FALSE(daemon.isStdio());
+  CHECK(daemon.prefix() == "daemon");
+  CHECK(daemon.headers.at("Authorization") == "Bearer secret://daemon_token");
+  CHECK(daemon.policy == Policy::kAllow);
+}
+
+TEST_CASE("manifest errors name the file, the line and the key", "[mcp]") {
+  const std::pair<const char*, const char*> table[] = {
+      {"[[server]]\nname = \"a\"\ncomand = \"x\"\n", ":3: comand: unknown key"},
+      {"[[server]]\nname = \"a\"\ncommand = \"x\"\n[[server]]\nname = \"a\"\ncommand = \"y\"\n",
+       ":5: name: duplicate server name"},
+      {"[[server]]\nname = \"a\"\ncommand = \"x\"\nurl = \"http://h/mcp\"\n",
+       ":4: url: server \"a\" needs exactly one of command or url"},
+      {"[[server]]\nname = \"a\"\n", ":2: command: server \"a\" needs exactly one"},
+      {"[[server]]\nname = \"Bad Name\"\ncommand = \"x\"\n", ":2: name: \"Bad Name\" must match"},
+      {"[[server]]\nname = \"a\"\ncommand = \"x\"\ntools = [\"get_[ab\"]\n",
+       ":4: tools: bad glob \"get_[ab\""},
+      {"[[server]]\nname = \"a\"\ncommand = \"x\"\nexclude = [\"\"]\n", ":4: exclude: bad glob"},
+      {"[[server]]\nname = \"a\"\ncommand = \"x\"\npolicy = \"maybe\"\n",
+       ":4: policy: \"maybe\" is not allow, ask or deny"},
+      {"[[server]]\nname = \"a\"\ncommand = \"x\"\ntool_policy = { rm = \"never\" }\n",
+       ":4: tool_policy.rm: \"never\" is not allow, ask or deny"},
+      {"[[server]]\nname = \"a\"\ncommand = \"x\"\nargs = \"one\"\n",
+       ":4: args: must be an array of strings"},
+      {"[[server]]\nname = \"a\"\ncommand = \"x\"\nenv = { A = 1 }\n",
+       ":4: env.A: must be a string"},
+      {"[[server]]\nname = \"a\"\nurl = \"ftp://h\"\n", ":3: url: must start with http"},
+      {"[[server]]\nname = \"a\"\ncommand = \"x\"\ntools_prefix = \"a.b\"\n",
+       ":4: tools_prefix: must match"},
+      {"[[servers]]\nname = \"a\"\n", ":1: servers: unknown key"},
+      {"[[server]]\nname = \"a\"\ncommand = \"x\n", ":3: syntax:"},
+  };
+  for (const auto& [text, expected] : table) {
+    INFO(text);
+    const auto error = errorOf(text);
+    CHECK_THAT(error, Catch::StartsWith(expected));
+  }
+}
+
+TEST_CASE("globs match tool names with fnmatch rules", "[mcp]") {
+  CHECK(globMatch("get_*", "get_hrv"));
+  CHECK(globMatch("get_?rv", "get_hrv"));
+  CHECK(globMatch("[gs]et_*", "set_x"));
+  CHECK_FALSE(globMatch("raw_*", "get_raw"));
+  CHECK(validGlob("[]a]"));
+  CHECK_FALSE(validGlob("[abc"));
+}
