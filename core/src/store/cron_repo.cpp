@@ -197,6 +197,21 @@ Result<int64_t> CronRepo::recordRun(const CronRun& run) {
   }
 }
 
+Status CronRepo::finishRun(int64_t run_id, int64_t finished_at, const std::string& outcome,
+                           const std::string& detail) {
+  try {
+    std::lock_guard lock(store_.mutex());
+    Poco::Int64 id = run_id, finished = finished_at;
+    std::string o = outcome, d = detail;
+    store_.db().session << "UPDATE cron_runs SET finished_at = ?, outcome = ?, detail = ? "
+                           "WHERE id = ?",
+        use(finished), use(o), use(d), use(id), now;
+    return Status::ok();
+  } catch (const Poco::Exception& e) {
+    return failure("finish run " + std::to_string(run_id), e);
+  }
+}
+
 Result<std::vector<CronRun>> CronRepo::runs(int64_t job_id) {
   try {
     std::lock_guard lock(store_.mutex());

@@ -54,6 +54,9 @@ class CronRepo {
   Status setLastRun(int64_t id, int64_t last_run_at);
   /// Records one run and returns its id.
   Result<int64_t> recordRun(const CronRun& run);
+  /// Completes a run recorded with recordRun.
+  Status finishRun(int64_t run_id, int64_t finished_at, const std::string& outcome,
+                   const std::string& detail);
   /// The runs of a job, oldest first.
   Result<std::vector<CronRun>> runs(int64_t job_id);
 

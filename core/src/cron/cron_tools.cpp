@@ -1,0 +1,187 @@
+#include "cron/cron_tools.h"
+
+#include <Poco/Exception.h>
+#include <Poco/JSON/Array.h>
+#include <Poco/JSON/Object.h>
+#include <Poco/JSON/Parser.h>
+
+#include <sstream>
+
+#include "cron/schedule.h"
+
+namespace gantry::cron {
+namespace {
+
+using tools::ToolResult;
+
+constexpr std::size_t kMaxPromptChars = 4000;
+
+const char* const kAddParameters =
+    R"json({"type":"object","properties":{"schedule":{"type":"string","description":"5-field cron )json"
+    R"json((minute hour day-of-month month day-of-week, e.g. \"30 7 * * 1-5\"), @hourly, @daily, )json"
+    R"json(@weekly, @monthly, @yearly, @every <duration> (e.g. \"@every 2h\"), or a one-shot local )json"
+    R"json(time YYYY-MM-DDTHH:MM (e.g. \"2026-12-01T09:00\")"},"prompt":{"type":"string",)json"
+    R"json("description":"what to do when the job runs, written as an instruction to yourself"}},)json"
+    R"json("required":["schedule","prompt"],"additionalProperties":false})json";
+const char* const kListParameters =
+    R"json({"type":"object","properties":{},"additionalProperties":false})json";
+const char* const kRemoveParameters =
+    R"json({"type":"object","properties":{"id":{"type":"integer","description":"the job id shown )json"
+    R"json(by cron_list"}},"required":["id"],"additionalProperties":false})json";
+
+ToolResult fail(std::string text) { return {false, std::move(text)}; }
+
+// Arguments arrive as raw model output: anything but a JSON object is an error to report.
+Result<Poco::JSON::Object::Ptr> parseArguments(const std::string& tool, const std::string& json) {
+  if (json.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return Poco::JSON::Object::Ptr(new Poco::JSON::Object);
+  }
+  try {
+    Poco::Dynamic::Var parsed = Poco::JSON::Parser().parse(json);
+    if (parsed.type() == typeid(Poco::JSON::Object::Ptr)) {
+      return parsed.extract<Poco::JSON::Object::Ptr>();
+    }
+  } catch (const Poco::Exception& e) {
+    return Status::error(tool + ": arguments are not valid JSON (" + e.displayText() +
+                         "); send a JSON object");
+  }
+  return Status::error(tool + ": arguments must be a JSON object");
+}
+
+std::optional<std::string> stringArg(const Poco::JSON::Object& args, const std::string& key) {
+  if (!args.has(key) || !args.get(key).isString()) return std::nullopt;
+  return args.getValue<std::string>(key);
+}
+
+// Models sometimes quote numbers; "3" is accepted as 3.
+std::optional<int64_t> idArg(const Poco::JSON::Object& args) {
+  if (!args.has("id")) return std::nullopt;
+  Poco::Dynamic::Var id = args.get("id");
+  try {
+    if (id.isInteger()) return id.convert<int64_t>();
+    if (id.isString()) {
+      std::string text = id.extract<std::string>();
+      std::size_t used = 0;
+      int64_t value = std::stoll(text, &used);
+      if (used == text.size()) return value;
+    }
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+CronTools::CronTools(store::Store& store, Zone zone, int max_jobs, Clock clock)
+    : repo_(store),
+      zone_(std::move(zone)),
+      max_jobs_(max_jobs),
+      clock_(clock ? std::move(clock) : Clock(store::nowMs)) {}
+
+std::vector<ToolSchema> CronTools::tools() const {
+  return {
+      {"cron_add",
+       "Schedule a future turn: at each run, prompt is executed as a new turn in this chat and "
+       "the reply is sent here. Times are local to " +
+           zone_.name + ". One-shot times run once and are then removed.",
+       kAddParameters},
+      {"cron_list", "List the scheduled jobs of this chat with their next run.", kListParameters},
+      {"cron_remove", "Remove a scheduled job of this chat by id.", kRemoveParameters},
+  };
+}
+
+ToolResult CronTools::call(const std::string& name, const std::string& arguments_json,
+                           const tools::CallContext& context) {
+  try {
+    if (context.chat_id.empty()) return fail(name + ": no chat to deliver job replies to");
+    Result<Poco::JSON::Object::Ptr> args = parseArguments(name, arguments_json);
+    if (!args.isOk()) return fail(args.status().message());
+    if (name == "cron_add") return add(*args.value(), context.chat_id);
+    if (name == "cron_list") return list(context.chat_id);
+    if (name == "cron_remove") return remove(*args.value(), context.chat_id);
+    return fail("cron: unknown tool " + name + " (cron_add, cron_list, cron_remove)");
+  } catch (const std::exception& e) {
+    return fail(name + ": " + e.what());
+  }
+}
+
+ToolResult CronTools::add(const Poco::JSON::Object& args, const std::string& chat_id) {
+  std::optional<std::string> text = stringArg(args, "schedule");
+  std::optional<std::string> prompt = stringArg(args, "prompt");
+  if (!text) return fail(R"(cron_add: "schedule" must be a string such as "30 7 * * 1-5")");
+  if (!prompt || prompt->find_first_not_of(" \t\r\n") == std::string::npos) {
+    return fail(R"(cron_add: "prompt" must be a non-empty string)");
+  }
+  if (prompt->size() > kMaxPromptChars) {
+    return fail("cron_add: prompt is longer than " + std::to_string(kMaxPromptChars) +
+                " characters; shorten it");
+  }
+  Result<Schedule> schedule = parseSchedule(*text);
+  if (!schedule.isOk()) return fail(schedule.status().message());
+  int64_t now = clock_();
+  std::optional<int64_t> next = nextRunMs(schedule.value(), now, zone_.tz, now);
+  if (!next) {
+    return fail("cron: one-shot time \"" + schedule->text + "\" has already passed in " +
+                zone_.name + " (now " + formatLocal(now, zone_.tz) + "); give a future time");
+  }
+  Result<int64_t> count = repo_.count();
+  if (!count.isOk()) return fail(count.status().message());
+  if (count.value() >= max_jobs_) {
+    return fail("cron_add: " + std::to_string(count.value()) +
+                " jobs are scheduled, the limit (CRON_MAX_JOBS) is " + std::to_string(max_jobs_) +
+                "; remove a job with cron_remove first");
+  }
+  store::CronJob job;
+  job.chat_id = chat_id;
+  job.schedule = schedule->text;
+  job.prompt = *prompt;
+  job.created_at = now;
+  job.next_run_at = next;
+  Result<int64_t> id = repo_.add(job);
+  if (!id.isOk()) return fail(id.status().message());
+  job.id = id.value();
+  std::string once = schedule->kind == ScheduleKind::kOnce ? "; it runs once, then is removed" : "";
+  return {true, "added cron job " + std::to_string(job.id) + " (" + job.schedule +
+                    "): " + describeNext(job) + once};
+}
+
+std::string CronTools::describeNext(const store::CronJob& job) const {
+  if (!job.next_run_at) return "no further run";
+  return "next run " + formatLocal(*job.next_run_at, zone_.tz) + " " + zone_.name;
+}
+
+ToolResult CronTools::list(const std::string& chat_id) {
+  Result<std::vector<store::CronJob>> jobs = repo_.list(chat_id);
+  if (!jobs.isOk()) return fail(jobs.status().message());
+  Poco::JSON::Array rows;
+  for (const store::CronJob& job : jobs.value()) {
+    Poco::JSON::Object row(Poco::JSON_PRESERVE_KEY_ORDER);
+    row.set("id", job.id);
+    row.set("schedule", job.schedule);
+    row.set("next_run", job.next_run_at ? formatLocal(*job.next_run_at, zone_.tz) : "none");
+    row.set("prompt", job.prompt);
+    rows.add(row);
+  }
+  Poco::JSON::Object out(Poco::JSON_PRESERVE_KEY_ORDER);
+  out.set("timezone", zone_.name);
+  out.set("jobs", rows);
+  std::ostringstream text;
+  out.stringify(text);
+  return {true, text.str()};
+}
+
+ToolResult CronTools::remove(const Poco::JSON::Object& args, const std::string& chat_id) {
+  std::optional<int64_t> id = idArg(args);
+  if (!id) return fail(R"(cron_remove: "id" must be a job id (an integer) from cron_list)");
+  Result<std::optional<store::CronJob>> job = repo_.get(*id);
+  if (!job.isOk()) return fail(job.status().message());
+  if (!job.value() || job.value()->chat_id != chat_id) {
+    return fail("cron_remove: no job " + std::to_string(*id) +
+                " in this chat; cron_list shows the ids");
+  }
+  Result<bool> removed = repo_.remove(*id);
+  if (!removed.isOk()) return fail(removed.status().message());
+  return {true, "removed cron job " + std::to_string(*id) + " (" + job.value()->schedule + ")"};
+}
+
+}  // namespace gantry::cron

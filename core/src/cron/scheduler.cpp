@@ -1,0 +1,131 @@
+#include "cron/scheduler.h"
+
+#include <chrono>
+#include <exception>
+
+#include "cron/schedule.h"
+#include "log/log.h"
+
+namespace gantry::cron {
+namespace {
+
+const char* outcomeName(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kOk: return "ok";
+    case StatusCode::kRetry: return "retry";
+    case StatusCode::kError: return "error";
+    case StatusCode::kCancelled: return "cancelled";
+  }
+  return "error";
+}
+
+Status runGuarded(const RunTurn& run_turn, const store::CronJob& job) {
+  try {
+    return run_turn(job);
+  } catch (const std::exception& e) {
+    return Status::error(std::string("cron turn threw: ") + e.what());
+  } catch (...) {
+    return Status::error("cron turn threw an unknown exception");
+  }
+}
+
+}  // namespace
+
+Scheduler::Scheduler(store::Store& store, Zone zone, int tick_seconds, RunTurn run_turn,
+                     Clock clock)
+    : repo_(store),
+      zone_(std::move(zone)),
+      tick_seconds_(tick_seconds > 0 ? tick_seconds : 1),
+      run_turn_(std::move(run_turn)),
+      clock_(clock ? std::move(clock) : Clock(store::nowMs)) {}
+
+Scheduler::~Scheduler() { stop(); }
+
+void Scheduler::start() {
+  std::lock_guard lock(mutex_);
+  if (thread_.joinable()) return;
+  stopping_ = false;
+  thread_ = std::thread([this] { loop(); });
+}
+
+void Scheduler::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+}
+
+void Scheduler::loop() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    lock.unlock();
+    runDue();
+    lock.lock();
+    wake_.wait_for(lock, std::chrono::seconds(tick_seconds_), [this] { return stopping_; });
+  }
+}
+
+int Scheduler::runDue() {
+  int64_t now = clock_();
+  Result<std::vector<store::CronJob>> due = repo_.due(now);
+  if (!due.isOk()) {
+    log::error("cron: cannot read due jobs", {{"error", due.status().message()}});
+    return 0;
+  }
+  int ran = 0;
+  for (const store::CronJob& job : due.value()) {
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) break;
+    }
+    runJob(job, clock_());
+    ++ran;
+  }
+  return ran;
+}
+
+void Scheduler::runJob(const store::CronJob& job, int64_t now) {
+  bool one_shot = false;
+  if (!advance(job, now, &one_shot)) return;
+  log::info("cron_run", {{"job", std::to_string(job.id)}, {"chat", job.chat_id}});
+  Result<int64_t> run_id =
+      repo_.recordRun({0, job.id, now, std::nullopt, "running", std::string()});
+  Status outcome = runGuarded(run_turn_, job);
+  int64_t finished = clock_();
+  if (run_id.isOk()) {
+    repo_.finishRun(run_id.value(), finished, outcomeName(outcome), outcome.message());
+  }
+  log::write(outcome.isOk() ? LogLevel::kInfo : LogLevel::kWarn, "cron_run_done",
+             {{"job", std::to_string(job.id)},
+              {"outcome", outcomeName(outcome)},
+              {"dur_ms", std::to_string(finished - now)},
+              {"detail", outcome.message()}});
+  if (one_shot) repo_.remove(job.id);
+}
+
+// Stores the slot after this one before the turn runs. False when the job must not run: its
+// schedule no longer parses (it is parked with no next run) or the store refused the update.
+bool Scheduler::advance(const store::CronJob& job, int64_t now, bool* one_shot) {
+  Result<Schedule> schedule = parseSchedule(job.schedule);
+  if (!schedule.isOk()) {
+    log::error("cron: job has an invalid schedule; parked",
+               {{"job", std::to_string(job.id)}, {"error", schedule.status().message()}});
+    repo_.setNextRun(job.id, std::nullopt);
+    return false;
+  }
+  *one_shot = schedule->kind == ScheduleKind::kOnce;
+  std::optional<int64_t> next;
+  if (!*one_shot) next = nextRunMs(schedule.value(), now, zone_.tz, job.next_run_at.value_or(now));
+  Status stored = repo_.setNextRun(job.id, next);
+  if (stored.isOk()) stored = repo_.setLastRun(job.id, now);
+  if (!stored.isOk()) {
+    log::error("cron: cannot advance job; not running it",
+               {{"job", std::to_string(job.id)}, {"error", stored.message()}});
+    return false;
+  }
+  return true;
+}
+
+}  // namespace gantry::cron

@@ -1,0 +1,65 @@
+#pragma once
+/// The cron ticker: every CRON_TICK_SECONDS it runs the jobs that are due, one at a time,
+/// through a callback the core supplies.
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "cron/cron_options.h"
+#include "store/cron_repo.h"
+
+namespace gantry::cron {
+
+/// Runs one job's prompt as a turn on job.chat_id and pushes the reply there. Called on the
+/// ticker thread, one job at a time; serializing with the chat's other turns is the caller's
+/// business. The returned Status is recorded as the run's outcome (ok, error, retry,
+/// cancelled) with its message as detail. Exceptions are caught and recorded as errors.
+using RunTurn = std::function<Status(const store::CronJob& job)>;
+
+/// Owns the ticker thread. Non-copyable; the store must outlive it.
+///
+/// For each due job, in order: the next slot is stored (a one-shot's is cleared) and the run's
+/// start recorded BEFORE the turn runs, so a crash mid-turn never runs the slot twice; then
+/// the turn runs and its outcome is recorded; a one-shot is then deleted. A job whose slots
+/// were missed while the process was down runs once, then moves to its next future slot.
+class Scheduler {
+ public:
+  using Clock = std::function<int64_t()>;  ///< Unix ms
+
+  /// `clock` defaults to the system clock. Nothing runs before start().
+  Scheduler(store::Store& store, Zone zone, int tick_seconds, RunTurn run_turn,
+            Clock clock = nullptr);
+  ~Scheduler();  ///< stops the thread
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  /// Starts the ticker; the first pass runs at once (catching up missed jobs). Idempotent.
+  void start();
+  /// Wakes and joins the ticker; a turn in flight finishes first (the core cancels it if it
+  /// must be quick). Idempotent; safe without start().
+  void stop();
+
+  /// One pass over the due jobs at clock(); returns how many ran. The ticker calls this;
+  /// tests may call it directly (not concurrently with a running ticker).
+  int runDue();
+
+ private:
+  void loop();
+  void runJob(const store::CronJob& job, int64_t now);
+  bool advance(const store::CronJob& job, int64_t now, bool* one_shot);
+
+  store::CronRepo repo_;
+  Zone zone_;
+  int tick_seconds_;
+  RunTurn run_turn_;
+  Clock clock_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace gantry::cron
