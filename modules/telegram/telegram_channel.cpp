@@ -313,9 +313,13 @@ Status TelegramChannel::edit(const std::string& chat_id, const std::string& mess
   });
 }
 
+// One attempt: the indicator is cosmetic and repeated by the caller, so it never waits out
+// a rate limit that a reply may need.
 Status TelegramChannel::typing(const std::string& chat_id) noexcept {
   return guard("telegram: sendChatAction", [&] {
-    return statusOf("sendChatAction", callJson("sendChatAction", chatActionBody(chat_id)));
+    HttpReply http = http_.postJson("sendChatAction", chatActionBody(chat_id), 10);
+    Reply reply = http.status == 0 ? networkFault(http) : parseReply(http.status, http.body);
+    return statusOf("sendChatAction", reply);
   });
 }
 
