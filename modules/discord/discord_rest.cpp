@@ -9,6 +9,7 @@
 #include <Poco/URI.h>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <thread>
 
@@ -24,8 +25,9 @@ constexpr double kMaxWaitSeconds = 60;  // a single wait is never longer
 constexpr const char* kUserAgent = "DiscordBot (https://github.com/gantry, 0.1)";
 
 std::chrono::milliseconds seconds(double value) {
+  // Rounded up: waking a millisecond early would meet the limit again.
   value = std::clamp(value, 0.0, kMaxWaitSeconds);
-  return std::chrono::milliseconds(static_cast<std::int64_t>(value * 1000.0));
+  return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(value * 1000.0)));
 }
 
 std::chrono::milliseconds faultBackoff(int faults) {
@@ -181,9 +183,9 @@ void RestClient::waitForBucket(const std::string& route) {
 Status RestClient::failure(const RestRequest& request, const Reply& reply) const {
   std::string message =
       "discord: " + request.method + " " + request.path + ": HTTP " + std::to_string(reply.status);
-  std::string detail = errorMessage(reply.body);
-  if (!detail.empty()) message += " " + detail;
   if (reply.status == 401) return Status::error(message + " (check DISCORD_BOT_TOKEN)");
+  std::string detail = errorMessage(reply.body);
+  if (!detail.empty()) message += ": " + detail;
   if (reply.status == 403) {
     return Status::error(message + " (check the bot's permissions and that the user accepts DMs)");
   }
