@@ -68,6 +68,11 @@ std::string Client::protocolVersion() const {
   return protocol_version_;
 }
 
+bool Client::busy() const {
+  std::lock_guard lock(mutex_);
+  return !pending_.empty();
+}
+
 std::string Client::serverName() const {
   std::lock_guard lock(mutex_);
   return server_info_name_;

@@ -56,6 +56,8 @@ class Client final : private TransportHandler {
   void kill();
 
   bool closed() const { return closed_; }
+  /// True while a request is waiting for its answer.
+  bool busy() const;
   std::string protocolVersion() const;
   std::string serverName() const;  ///< serverInfo.name from initialize
   bool toolsListChanged() const { return tools_list_changed_; }

@@ -208,7 +208,9 @@ void McpServer::watchUntilDown() {
       if (!status.isOk()) log::warn("mcp_tools_refresh_failed", {{"error", status.message()}});
       continue;
     }
-    if (client->ping(options_.health_timeout).isOk()) continue;
+    // A call in flight has its own timeout; a server busy with it (one request at a time)
+    // is not hung, so only an idle server is pinged.
+    if (client->busy() || client->ping(options_.health_timeout).isOk()) continue;
     log::warn("mcp_server_hung", {{"server", spec_.name}});
     markDown("the server stopped answering ping");
     dropClient(true);
