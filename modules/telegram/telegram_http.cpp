@@ -40,7 +40,9 @@ bool readLimited(std::istream& in, std::size_t max_bytes, std::string* out) {
 }
 
 HttpReply failure(std::string_view what, const std::string& detail) {
-  return {0, "", std::string(what) + ": " + detail};
+  HttpReply reply;
+  reply.error = std::string(what) + ": " + detail;
+  return reply;
 }
 
 }  // namespace
@@ -89,6 +91,7 @@ std::unique_ptr<Poco::Net::HTTPClientSession> BotHttp::open(int timeout_seconds)
   } else {
     session = std::make_unique<Poco::Net::HTTPClientSession>(base_.getHost(), base_.getPort());
   }
+  session->setKeepAlive(true);
   session->setTimeout(Poco::Timespan(10, 0), Poco::Timespan(timeout_seconds, 0),
                       Poco::Timespan(timeout_seconds, 0));
   return session;
@@ -100,32 +103,67 @@ std::string BotHttp::methodPath(std::string_view method) const {
   return path + "/bot" + token_ + "/" + std::string(method);
 }
 
+// A pooled connection the server has closed meanwhile fails before the request is read;
+// that one failure is retried at once on a fresh connection.
 HttpReply BotHttp::postJson(std::string_view method, const std::string& json, int timeout_seconds,
                             AbortSlot* slot) {
-  try {
-    auto session = open(timeout_seconds);
-    if (slot != nullptr && !slot->attach(session.get())) return failure(method, "stopped");
-    HTTPRequest request(HTTPRequest::HTTP_POST, methodPath(method), HTTPRequest::HTTP_1_1);
-    request.setContentType("application/json");
-    request.setContentLength(static_cast<std::streamsize>(json.size()));
-    HttpReply reply;
+  for (int attempt = 0;; ++attempt) {
+    bool reused = false;
+    std::unique_ptr<Poco::Net::HTTPClientSession> session;
     try {
-      session->sendRequest(request) << json;
-      HTTPResponse response;
-      std::istream& in = session->receiveResponse(response);
-      reply.status = static_cast<int>(response.getStatus());
-      Poco::StreamCopier::copyToString(in, reply.body);
-    } catch (...) {
+      session = acquire(timeout_seconds, &reused);
+      if (slot != nullptr && !slot->attach(session.get())) return failure(method, "stopped");
+      HttpReply reply = exchange(*session, method, json);
       if (slot != nullptr) slot->detach();
-      throw;
+      if (reply.keep_alive) release(std::move(session));
+      return reply;
+    } catch (const Poco::Exception& e) {
+      if (slot != nullptr) slot->detach();
+      if (!reused || attempt > 0 || (slot != nullptr && slot->aborted())) {
+        return failure(method, e.displayText());
+      }
+    } catch (const std::exception& e) {
+      if (slot != nullptr) slot->detach();
+      return failure(method, e.what());
     }
-    if (slot != nullptr) slot->detach();
-    return reply;
-  } catch (const Poco::Exception& e) {
-    return failure(method, e.displayText());
-  } catch (const std::exception& e) {
-    return failure(method, e.what());
   }
+}
+
+HttpReply BotHttp::exchange(Poco::Net::HTTPClientSession& session, std::string_view method,
+                            const std::string& json) const {
+  HTTPRequest request(HTTPRequest::HTTP_POST, methodPath(method), HTTPRequest::HTTP_1_1);
+  request.setContentType("application/json");
+  request.setContentLength(static_cast<std::streamsize>(json.size()));
+  request.setKeepAlive(true);
+  session.sendRequest(request) << json;
+  HTTPResponse response;
+  std::istream& in = session.receiveResponse(response);
+  HttpReply reply;
+  reply.status = static_cast<int>(response.getStatus());
+  Poco::StreamCopier::copyToString(in, reply.body);
+  reply.keep_alive = response.getKeepAlive();
+  return reply;
+}
+
+std::unique_ptr<Poco::Net::HTTPClientSession> BotHttp::acquire(int timeout_seconds, bool* reused) {
+  std::unique_ptr<Poco::Net::HTTPClientSession> session;
+  {
+    std::lock_guard lock(pool_mutex_);
+    if (!pool_.empty()) {
+      session = std::move(pool_.back());
+      pool_.pop_back();
+    }
+  }
+  *reused = session != nullptr;
+  if (!session) session = open(timeout_seconds);
+  session->setTimeout(Poco::Timespan(10, 0), Poco::Timespan(timeout_seconds, 0),
+                      Poco::Timespan(timeout_seconds, 0));
+  return session;
+}
+
+void BotHttp::release(std::unique_ptr<Poco::Net::HTTPClientSession> session) {
+  std::lock_guard lock(pool_mutex_);
+  if (pool_.size() < kPoolSize) pool_.push_back(std::move(session));
 }
 
 HttpReply BotHttp::postForm(std::string_view method, Poco::Net::HTMLForm& form,
@@ -137,7 +175,8 @@ HttpReply BotHttp::postForm(std::string_view method, Poco::Net::HTMLForm& form,
     form.write(session->sendRequest(request));
     HTTPResponse response;
     std::istream& in = session->receiveResponse(response);
-    HttpReply reply{static_cast<int>(response.getStatus()), "", ""};
+    HttpReply reply;
+    reply.status = static_cast<int>(response.getStatus());
     Poco::StreamCopier::copyToString(in, reply.body);
     return reply;
   } catch (const Poco::Exception& e) {
@@ -158,7 +197,8 @@ HttpReply BotHttp::download(const std::string& file_path, std::size_t max_bytes,
     session->sendRequest(request);
     HTTPResponse response;
     std::istream& in = session->receiveResponse(response);
-    HttpReply reply{static_cast<int>(response.getStatus()), "", ""};
+    HttpReply reply;
+    reply.status = static_cast<int>(response.getStatus());
     if (response.hasContentLength() &&
         response.getContentLength64() > static_cast<Poco::Int64>(max_bytes)) {
       return failure("file download", "larger than " + std::to_string(max_bytes) + " bytes");

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gantry::telegram {
 
@@ -19,6 +20,7 @@ struct HttpReply {
   int status = 0;
   std::string body;
   std::string error;
+  bool keep_alive = false;  ///< the connection may carry another request
 };
 
 /// Lets another thread interrupt a blocking request (stop() during a long poll).
@@ -40,7 +42,8 @@ class AbortSlot {
 };
 
 /// Calls https://api.telegram.org/bot<token>/METHOD (or TELEGRAM_API_BASE). Never throws;
-/// the token never appears in an error text. Safe to use from several threads.
+/// the token never appears in an error text. Safe to use from several threads: JSON calls
+/// reuse a few kept-alive connections (no TLS handshake per streamed edit).
 class BotHttp {
  public:
   /// api_base: scheme://host[:port][/path]; fails (ok() false) on anything else.
@@ -57,11 +60,19 @@ class BotHttp {
   HttpReply download(const std::string& file_path, std::size_t max_bytes, int timeout_seconds);
 
  private:
+  static constexpr std::size_t kPoolSize = 4;
+
   std::unique_ptr<Poco::Net::HTTPClientSession> open(int timeout_seconds) const;
+  std::unique_ptr<Poco::Net::HTTPClientSession> acquire(int timeout_seconds, bool* reused);
+  void release(std::unique_ptr<Poco::Net::HTTPClientSession> session);
+  HttpReply exchange(Poco::Net::HTTPClientSession& session, std::string_view method,
+                     const std::string& json) const;
   std::string methodPath(std::string_view method) const;
 
   Poco::URI base_;
   std::string token_;
+  std::mutex pool_mutex_;
+  std::vector<std::unique_ptr<Poco::Net::HTTPClientSession>> pool_;
 };
 
 }  // namespace gantry::telegram

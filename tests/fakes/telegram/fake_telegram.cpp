@@ -302,6 +302,8 @@ void FakeTelegram::handleBot(const std::string& path, Poco::Net::HTTPServerReque
     ++calls_[method];
   }
   changed_.notify_all();
+  // The body is read first so a kept-alive connection stays in step whatever the reply.
+  BotParams params = readParams(request);
   if (token != token_) return sendJson(response, 401, errorJson(401, "Unauthorized", 0));
   Fault fault;
   if (takeFault(method, &fault)) {
@@ -313,7 +315,6 @@ void FakeTelegram::handleBot(const std::string& path, Poco::Net::HTTPServerReque
     return sendJson(response, fault.status,
                     errorJson(fault.status, fault.description, fault.retry_after));
   }
-  BotParams params = readParams(request);
   int status = 200;
   std::string body = dispatch(method, params, &status);
   sendJson(response, status, body);
