@@ -160,13 +160,13 @@ std::string instanceEnv(const std::string& name) {
          "LLM_BASE_URL=" +
          std::string(kDefaultBaseUrl) + "\nLLM_MODEL=" + std::string(kDefaultModel) +
          "\n# LLM_API_KEY=   (required unless LLM_BASE_URL is a loopback address)\n"
-         "\n# CHANNEL=telegram\n"
+         "\n# For CHANNEL=telegram:\n"
          "# TELEGRAM_BOT_TOKEN=\n"
          "# TELEGRAM_ALLOWED_USERS=123456789\n"
-         "\n# CHANNEL=discord\n"
+         "\n# For CHANNEL=discord:\n"
          "# DISCORD_BOT_TOKEN=\n"
          "# DISCORD_ALLOWED_USERS=123456789012345678\n"
-         "\n# CHANNEL=slack\n"
+         "\n# For CHANNEL=slack:\n"
          "# SLACK_BOT_TOKEN=xoxb-...\n"
          "# SLACK_APP_TOKEN=xapp-...\n"
          "# SLACK_ALLOWED_USERS=U0123456789\n";
