@@ -57,8 +57,7 @@ Result<DiscordConfig> readConfig(const Host& host) {
 
 DiscordChannel::DiscordChannel(Host& host, DiscordConfig config)
     : host_(host), config_(std::move(config)), rest_(host, config_.api_base, config_.token) {
-  gateway_ = std::make_unique<Gateway>(
-      host_, GatewayOptions{config_.token, config_.gateway_url, config_.allowed_users});
+  gateway_ = std::make_unique<Gateway>(host_, GatewayOptions{config_.token, config_.allowed_users});
 }
 
 ChannelCaps DiscordChannel::caps() const noexcept {
@@ -80,9 +79,8 @@ Status DiscordChannel::run(InboundSink& sink) noexcept {
   return guard("discord: run", [&]() -> Status {
     Result<std::string> url = gatewayUrl();
     if (!url.isOk()) return url.status();
-    gateway_ = std::make_unique<Gateway>(
-        host_, GatewayOptions{config_.token, url.value(), config_.allowed_users});
-    return gateway_->run([&](const DiscordMessage& message) { sink.onMessage(inbound(message)); });
+    return gateway_->run(url.value(),
+                         [&](const DiscordMessage& message) { sink.onMessage(inbound(message)); });
   });
 }
 
@@ -131,7 +129,8 @@ Status DiscordChannel::edit(const std::string& chat_id, const std::string& messa
 
 Status DiscordChannel::typing(const std::string& chat_id) noexcept {
   return guard("discord: typing", [&]() -> Status {
-    Result<std::string> body = rest_.request({"POST", "/channels/" + chat_id + "/typing", ""});
+    Result<std::string> body =
+        rest_.request({"POST", "/channels/" + chat_id + "/typing", "", "application/json", true});
     return body.isOk() ? Status::ok() : body.status();
   });
 }

@@ -81,7 +81,8 @@ void Gateway::sleepFor(milliseconds duration) {
   }
 }
 
-Status Gateway::run(const Deliver& deliver) {
+Status Gateway::run(const std::string& url, const Deliver& deliver) {
+  url_ = url;
   milliseconds backoff = kFirstBackoff;
   bool resume = false;
   while (!stopping()) {
@@ -111,7 +112,7 @@ Status Gateway::run(const Deliver& deliver) {
 Gateway::Outcome Gateway::connectOnce(bool resume, const Deliver& deliver) {
   Link link;
   healthy_ = false;
-  const std::string& url = resume && !resume_url_.empty() ? resume_url_ : options_.url;
+  const std::string& url = resume && !resume_url_.empty() ? resume_url_ : url_;
   try {
     link.socket = openSocket(url);
   } catch (const Poco::Exception& e) {

@@ -29,7 +29,6 @@ namespace gantry::discord {
 
 struct GatewayOptions {
   std::string token;
-  std::string url;  ///< the Gateway base URL; "?v=10&encoding=json" is added
   std::set<std::string> allowed_users;
 };
 
@@ -44,10 +43,11 @@ class Gateway {
   Gateway(const Gateway&) = delete;
   Gateway& operator=(const Gateway&) = delete;
 
-  /// Connects and keeps the session alive until stop() (returns ok) or a fatal close code
-  /// such as 4004 or 4014 (returns an error naming what to check). Reconnects with backoff
-  /// (1 s doubling to 60 s) after drops, resuming the session when Discord allows it.
-  Status run(const Deliver& deliver);
+  /// Connects to url (the Gateway base; "?v=10&encoding=json" is added) and keeps the session
+  /// alive until stop() (returns ok) or a fatal close code such as 4004 or 4014 (returns an
+  /// error naming what to check). Reconnects with backoff (1 s doubling to 60 s) after drops,
+  /// resuming the session when Discord allows it. Call once.
+  Status run(const std::string& url, const Deliver& deliver);
   /// Makes run() close the socket and return within a fraction of a second. Thread-safe.
   void stop();
 
@@ -86,6 +86,7 @@ class Gateway {
   std::mt19937 random_;
 
   // Session state, touched only by the run() thread.
+  std::string url_;
   std::string session_id_;
   std::string resume_url_;
   std::string self_id_;

@@ -79,10 +79,11 @@ RestClient::RestClient(Host& host, std::string api_base, std::string token)
 
 Result<std::string> RestClient::request(const RestRequest& request) {
   const std::string route = routeKey(request.method, request.path);
+  if (request.best_effort) return attemptOnce(request, route);
   int faults = 0;
   int limited = 0;
   for (;;) {
-    waitForBucket(route);
+    std::this_thread::sleep_until(readyAt(route));
     Result<Reply> reply = sendOnce(request);
     if (reply.isOk() && reply->status == 429) {
       if (++limited > kMaxRateLimited) return failure(request, reply.value());
@@ -168,16 +169,25 @@ void RestClient::noteRateLimited(const Reply& reply, const std::string& route) {
   blocked_until_[bucket == route_bucket_.end() ? route : bucket->second] = until;
 }
 
-void RestClient::waitForBucket(const std::string& route) {
-  Clock::time_point until;
-  {
-    std::lock_guard lock(mutex_);
-    until = global_until_;
-    auto bucket = route_bucket_.find(route);
-    auto blocked = blocked_until_.find(bucket == route_bucket_.end() ? route : bucket->second);
-    if (blocked != blocked_until_.end()) until = std::max(until, blocked->second);
+RestClient::Clock::time_point RestClient::readyAt(const std::string& route) {
+  std::lock_guard lock(mutex_);
+  Clock::time_point until = global_until_;
+  auto bucket = route_bucket_.find(route);
+  auto blocked = blocked_until_.find(bucket == route_bucket_.end() ? route : bucket->second);
+  if (blocked != blocked_until_.end()) until = std::max(until, blocked->second);
+  return until;
+}
+
+Result<std::string> RestClient::attemptOnce(const RestRequest& request, const std::string& route) {
+  if (readyAt(route) > Clock::now()) {
+    return Status::retry("discord: " + request.method + " " + request.path +
+                         ": rate limited, skipped");
   }
-  if (until > Clock::now()) std::this_thread::sleep_until(until);
+  Result<Reply> reply = sendOnce(request);
+  if (!reply.isOk()) return reply.status();
+  if (reply->status == 429) noteRateLimited(reply.value(), route);
+  if (reply->status / 100 == 2) return reply->body;
+  return failure(request, reply.value());
 }
 
 Status RestClient::failure(const RestRequest& request, const Reply& reply) const {

@@ -23,6 +23,9 @@ struct RestRequest {
   std::string path;
   std::string body;
   std::string content_type = "application/json";
+  /// One attempt, never waiting for a rate limit (typing indicators): a blocked bucket or a
+  /// 429 is reported instead of waited out.
+  bool best_effort = false;
 };
 
 /// Thread-safe: any thread may call request() at once; rate-limit state is shared.
@@ -55,10 +58,11 @@ class RestClient {
     bool global = false;
   };
 
+  Result<std::string> attemptOnce(const RestRequest& request, const std::string& route);
   Result<Reply> sendOnce(const RestRequest& request);
   Reply readReply(Poco::Net::HTTPResponse& response, std::istream& in, const std::string& route);
   void recordBucket(const Poco::Net::HTTPResponse& response, const std::string& route);
-  void waitForBucket(const std::string& route);
+  Clock::time_point readyAt(const std::string& route);
   void noteRateLimited(const Reply& reply, const std::string& route);
   Status failure(const RestRequest& request, const Reply& reply) const;
 

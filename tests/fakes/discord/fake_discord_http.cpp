@@ -97,6 +97,7 @@ void FakeDiscord::handleRest(HTTPServerRequest& request, HTTPServerResponse& res
   if (parts.size() >= 3 && parts[0] == "channels") {
     const std::string& channel = parts[1];
     if (method == "POST" && parts.size() == 3 && parts[2] == "typing") {
+      if (!rateLimit("POST typing " + channel, response)) return;
       std::lock_guard lock(mutex_);
       ++stats_.typing;
       changed();

@@ -411,3 +411,19 @@ TEST_CASE("a missing or malformed allowlist fails the factory", "[discord]") {
 }
 
 }  // namespace gantry::discord
+
+namespace gantry::discord {
+
+TEST_CASE("typing is one attempt that never waits out a rate limit", "[discord]") {
+  Rig rig;
+  rig.start();
+  rig.fake.rateLimitNext(1, 30.0);
+  Status status = rig.channel->typing("555");
+  CHECK(status.retryable());
+  CHECK(rig.fake.stats().rate_limited == 1);
+  CHECK(rig.channel->typing("555").retryable());  // the bucket is still blocked: not sent
+  CHECK(rig.fake.stats().rate_limited == 1);
+  CHECK(rig.fake.stats().typing == 0);
+}
+
+}  // namespace gantry::discord
