@@ -43,7 +43,7 @@ std::string clip(std::string text) {
 
 // Retry-After in seconds (the HTTP-date form is ignored); -1 when absent or unusable.
 int retryAfterSeconds(const Poco::Net::HTTPResponse& response) {
-  const std::string& text = response.get("Retry-After", "");
+  std::string text = response.get("Retry-After", "");
   int value = -1;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value < 0) return -1;
