@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 
 #include "cron/schedule.h"
 
@@ -53,7 +55,9 @@ std::optional<int64_t> firstInDay(const CronFields& f, const cctz::civil_day& da
   return std::nullopt;
 }
 
-std::optional<int64_t> nextCron(const CronFields& f, int64_t after_ms, const cctz::time_zone& tz) {
+// Walks local days and times: each local time runs once (see resolveLocalMinute).
+std::optional<int64_t> firstByLocalTime(const CronFields& f, int64_t after_ms,
+                                        const cctz::time_zone& tz) {
   cctz::civil_minute from = cctz::civil_minute(cctz::convert(fromMs(after_ms), tz)) + 1;
   cctz::civil_day day(from);
   for (int i = 0; i < kSearchDays; ++i, ++day) {
@@ -61,6 +65,50 @@ std::optional<int64_t> nextCron(const CronFields& f, int64_t after_ms, const cct
     if (std::optional<int64_t> at = firstInDay(f, day, from, after_ms, tz)) return at;
   }
   return std::nullopt;
+}
+
+bool instantMatches(const CronFields& f, const cctz::civil_second& local) {
+  return f.minutes[local.minute()] && f.hours[local.hour()] &&
+         dayMatches(f, cctz::civil_day(local));
+}
+
+// The first matching minute in [from, before) that lies in the second pass of the repeated
+// hour of a fall-back transition.
+std::optional<int64_t> firstInSecondPass(const CronFields& f,
+                                         const cctz::time_zone::civil_transition& transition,
+                                         Seconds from, int64_t before_ms,
+                                         const cctz::time_zone& tz) {
+  if (transition.to >= transition.from) return std::nullopt;  // a gap, not a repeat
+  Seconds start = tz.lookup(transition.to).trans;
+  Seconds end = start + cctz::seconds(transition.from - transition.to);
+  for (Seconds at = std::max(start, from); at < end && toMs(at) < before_ms;
+       at += cctz::seconds(60)) {
+    if (instantMatches(f, cctz::convert(at, tz))) return toMs(at);
+  }
+  return std::nullopt;
+}
+
+// Hour-wildcard schedules also run in the second pass of a repeated hour: the fall-back that
+// `after` lies in, or the next one.
+std::optional<int64_t> secondPassRun(const CronFields& f, int64_t after_ms, int64_t before_ms,
+                                     const cctz::time_zone& tz) {
+  Seconds after = fromMs(after_ms);
+  Seconds from = after - cctz::seconds(after.time_since_epoch().count() % 60) + cctz::seconds(60);
+  cctz::time_zone::civil_transition transition;
+  if (tz.prev_transition(after + cctz::seconds(1), &transition)) {
+    if (auto at = firstInSecondPass(f, transition, from, before_ms, tz)) return at;
+  }
+  if (tz.next_transition(after, &transition)) {
+    return firstInSecondPass(f, transition, from, before_ms, tz);
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> nextCron(const CronFields& f, int64_t after_ms, const cctz::time_zone& tz) {
+  std::optional<int64_t> at = firstByLocalTime(f, after_ms, tz);
+  if (!f.hour_star) return at;
+  std::optional<int64_t> repeat = secondPassRun(f, after_ms, at.value_or(INT64_MAX), tz);
+  return repeat ? repeat : at;
 }
 
 int64_t nextEvery(int64_t period_ms, int64_t after_ms, int64_t anchor_ms) {

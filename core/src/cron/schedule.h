@@ -13,7 +13,8 @@
 ///
 /// Local times are evaluated in the configured zone. A local time that falls in a DST gap runs
 /// once, at the first instant after the gap; a local time repeated by a fall-back runs once,
-/// at its first occurrence.
+/// at its first occurrence. Schedules whose hour field starts with '*' (@hourly, "*/15 * * * *")
+/// follow elapsed time instead and also run in the second pass of a repeated hour.
 
 #include <cctz/civil_time.h>
 #include <cctz/time_zone.h>
@@ -37,6 +38,8 @@ struct CronFields {
   std::bitset<32> days_of_month;  ///< bits 1-31
   std::bitset<13> months;         ///< bits 1-12
   std::bitset<7> days_of_week;    ///< 0 = Sunday
+  bool hour_star = false;         ///< hour field started with '*' (runs in both passes of a
+                                  ///< repeated hour, like classic cron's wildcard jobs)
   bool dom_star = false;          ///< day-of-month field started with '*'
   bool dow_star = false;          ///< day-of-week field started with '*'
 };

@@ -226,6 +226,7 @@ Result<CronFields> parseFields(const std::vector<std::string>& words, std::strin
   f.days_of_month = toBits<32>(masks[2]);
   f.months = toBits<13>(masks[3]);
   f.days_of_week = toBits<7>(masks[4] | ((masks[4] >> 7) & 1));  // 7 is Sunday
+  f.hour_star = words[1].front() == '*';
   f.dom_star = words[2].front() == '*';
   f.dow_star = words[4].front() == '*';
   if (Status s = checkReachable(f, quoted); !s.isOk()) return s;

@@ -239,3 +239,22 @@ TEST_CASE("an unknown CRON_TZ is an error naming CRON_TZ", "[cron][schedule]") {
   CHECK(tz.status().message().find("Mars/Olympus_Mons") != std::string::npos);
   CHECK(gantry::cron::loadZone("Europe/Berlin").isOk());
 }
+
+TEST_CASE("hour-wildcard schedules also run in the second pass of a repeated hour",
+          "[cron][schedule][dst]") {
+  // Los Angeles 2026-11-01: 01:00 PDT (08:00Z), 01:00 PST (09:00Z), 02:00 PST (10:00Z).
+  CHECK(next("0 * * * *", "America/Los_Angeles", "2026-11-01T08:00") == "2026-11-01T09:00");
+  CHECK(next("0 * * * *", "America/Los_Angeles", "2026-11-01T09:00") == "2026-11-01T10:00");
+  CHECK(next("*/30 * * * *", "America/Los_Angeles", "2026-11-01T08:45") == "2026-11-01T09:00");
+  CHECK(next("*/30 * * * *", "America/Los_Angeles", "2026-11-01T09:00") == "2026-11-01T09:30");
+  CHECK(next("*/30 * * * *", "America/Los_Angeles", "2026-11-01T09:30") == "2026-11-01T10:00");
+  // Berlin 2026-10-25: 02:00 CEST (00:00Z), 02:00 CET (01:00Z), 03:00 CET (02:00Z).
+  CHECK(next("@hourly", "Europe/Berlin", "2026-10-25T00:00") == "2026-10-25T01:00");
+  CHECK(next("@hourly", "Europe/Berlin", "2026-10-25T01:00") == "2026-10-25T02:00");
+  // A wildcard hour with a fixed day still needs the day to match.
+  CHECK(next("0 * 25 10 *", "Europe/Berlin", "2026-10-25T00:00") == "2026-10-25T01:00");
+  CHECK(next("0 * 24 10 *", "Europe/Berlin", "2026-10-24T21:30") == "2027-10-23T22:00");
+  // Spring forward: the gap's hour runs once, at 03:00 CEST (01:00Z).
+  CHECK(next("@hourly", "Europe/Berlin", "2026-03-29T00:00") == "2026-03-29T01:00");
+  CHECK(next("@hourly", "Europe/Berlin", "2026-03-29T01:00") == "2026-03-29T02:00");
+}
