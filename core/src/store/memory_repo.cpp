@@ -31,6 +31,8 @@ constexpr const char* kRelevance = "-bm25(memory_fts, 2.0, 1.0)";
 constexpr const char* kActive =
     "m.superseded_by IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?)";
 constexpr std::size_t kMaxQueryWords = 32;
+constexpr std::size_t kMaxSelectiveWords = 8;
+constexpr Poco::Int64 kCommonFloor = 100;
 
 MemoryRow toRow(const RowTuple& t) {
   MemoryRow row;
@@ -72,6 +74,75 @@ auto locked(Store& store, const char* what, Fn&& fn) -> decltype(fn(store.db().s
 
 bool isWordByte(unsigned char c) { return c >= 0x80 || std::isalnum(c) != 0; }
 
+// The distinct words of text (letters, digits, any non-ASCII byte), at most kMaxQueryWords.
+std::vector<std::string> queryWords(std::string_view text) {
+  std::vector<std::string> words;
+  std::set<std::string> seen;
+  std::size_t i = 0;
+  while (i < text.size() && words.size() < kMaxQueryWords) {
+    while (i < text.size() && !isWordByte(static_cast<unsigned char>(text[i]))) ++i;
+    std::size_t start = i;
+    while (i < text.size() && isWordByte(static_cast<unsigned char>(text[i]))) ++i;
+    if (i > start && seen.insert(std::string(text.substr(start, i - start))).second) {
+      words.emplace_back(text.substr(start, i - start));
+    }
+  }
+  return words;
+}
+
+// Words hold no ASCII punctuation, so no quote needs doubling inside an FTS5 string.
+std::string joinWords(const std::vector<std::string>& words, MatchMode mode) {
+  std::string query;
+  const char* joiner = mode == MatchMode::kAnyWord ? " OR " : " AND ";
+  for (const auto& word : words) {
+    query += (query.empty() ? "\"" : joiner + std::string("\"")) + word + "\"";
+  }
+  return query;
+}
+
+bool isAscii(const std::string& word) {
+  return std::all_of(word.begin(), word.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
+// Rows containing word according to the FTS index; -1 when the index cannot tell (non-ASCII
+// words are case- and accent-folded by the tokenizer, so the vocabulary spells them otherwise).
+Poco::Int64 documentFrequency(Poco::Data::Session& session, const std::string& word) {
+  if (!isAscii(word)) return -1;
+  std::string term = word;
+  for (char& c : term) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::vector<Poco::Int64> docs;
+  session << "SELECT doc FROM temp.memory_vocab WHERE term = ?", use(term), into(docs), now;
+  return docs.empty() ? 0 : docs.front();
+}
+
+// Keeps the informative words of an OR query: words no row contains are dropped, and words
+// in more than 5% of the rows (say "the", "my") are dropped unless nothing rarer is left, in
+// which case the rarest one stays. Bounds the work of a recall: a common word would make
+// bm25 rank nearly every row, while it adds almost nothing to the ranking.
+std::vector<std::string> selectiveWords(Poco::Data::Session& session,
+                                        const std::vector<std::string>& words) {
+  session << "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_vocab "
+             "USING fts5vocab(main, 'memory_fts', 'row')",
+      now;
+  Poco::Int64 rows = 0;
+  session << "SELECT COUNT(*) FROM memory", into(rows), now;
+  Poco::Int64 common = std::max<Poco::Int64>(kCommonFloor, rows / 20);
+  std::vector<std::pair<Poco::Int64, std::string>> ranked;
+  for (const auto& word : words) {
+    Poco::Int64 docs = documentFrequency(session, word);
+    if (docs != 0) ranked.emplace_back(docs, word);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> kept;
+  for (const auto& [docs, word] : ranked) {
+    if (docs <= common && kept.size() < kMaxSelectiveWords) kept.push_back(word);
+  }
+  if (kept.empty() && !ranked.empty()) kept.push_back(ranked.front().second);
+  return kept;
+}
+
 std::string quoteList(const std::vector<std::string>& words) {
   std::string list;
   for (const auto& word : words) {
@@ -85,6 +156,13 @@ std::string idList(const std::vector<int64_t>& ids) {
   std::string list;
   for (int64_t id : ids) list += (list.empty() ? "" : ",") + std::to_string(id);
   return list;
+}
+
+// The MATCH expression for query: every word for kAllWords, the informative ones for kAnyWord.
+std::string matchFor(Poco::Data::Session& session, std::string_view query, MatchMode mode) {
+  auto words = queryWords(query);
+  if (mode == MatchMode::kAnyWord && !words.empty()) words = selectiveWords(session, words);
+  return joinWords(words, mode);
 }
 
 // The ids of row `id` and of every row it transitively superseded.
@@ -114,23 +192,7 @@ bool isMemoryKind(std::string_view kind) {
 }
 
 std::string ftsQuery(std::string_view text, MatchMode mode) {
-  std::vector<std::string> words;
-  std::set<std::string> seen;
-  std::size_t i = 0;
-  while (i < text.size() && words.size() < kMaxQueryWords) {
-    while (i < text.size() && !isWordByte(static_cast<unsigned char>(text[i]))) ++i;
-    std::size_t start = i;
-    while (i < text.size() && isWordByte(static_cast<unsigned char>(text[i]))) ++i;
-    if (i > start && seen.insert(std::string(text.substr(start, i - start))).second) {
-      words.emplace_back(text.substr(start, i - start));
-    }
-  }
-  // Words hold no ASCII punctuation, so no quote needs doubling inside the string.
-  std::string query;
-  const char* joiner = mode == MatchMode::kAnyWord ? " OR " : " AND ";
-  for (const auto& word : words)
-    query += (query.empty() ? "\"" : joiner + std::string("\"")) + word + "\"";
-  return query;
+  return joinWords(queryWords(text), mode);
 }
 
 Result<int64_t> MemoryRepo::insert(const NewMemory& row) {
@@ -162,11 +224,12 @@ Result<std::optional<MemoryRow>> MemoryRepo::get(int64_t id) {
 
 Result<std::vector<MemoryRow>> MemoryRepo::matchActive(std::string_view query, int limit,
                                                        int64_t now_ms, MatchMode mode) {
-  std::string match = ftsQuery(query, mode);
-  if (match.empty() || limit <= 0) return std::vector<MemoryRow>();
+  if (queryWords(query).empty() || limit <= 0) return std::vector<MemoryRow>();
   return locked(store_, "recall",
                 [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
+                  std::string match = matchFor(session, query, mode);
                   std::vector<RowTuple> rows;
+                  if (match.empty()) return toRows(rows);
                   Poco::Int64 at = now_ms;
                   session << std::string("SELECT ") + kColumns + ", " + kRelevance +
                                  " FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid "
@@ -178,11 +241,12 @@ Result<std::vector<MemoryRow>> MemoryRepo::matchActive(std::string_view query, i
 }
 
 Result<std::vector<MemoryRow>> MemoryRepo::search(std::string_view query, int limit) {
-  std::string match = ftsQuery(query);
-  if (match.empty() || limit <= 0) return std::vector<MemoryRow>();
+  if (queryWords(query).empty() || limit <= 0) return std::vector<MemoryRow>();
   return locked(
       store_, "search", [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
+        std::string match = matchFor(session, query, MatchMode::kAnyWord);
         std::vector<RowTuple> rows;
+        if (match.empty()) return toRows(rows);
         session << std::string("SELECT ") + kColumns + ", " + kRelevance +
                        " FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid "
                        "WHERE memory_fts MATCH ? ORDER BY bm25(memory_fts, 2.0, 1.0) LIMIT ?",
@@ -214,7 +278,7 @@ Result<std::vector<MemoryRow>> MemoryRepo::active(const std::vector<std::string>
         std::vector<RowTuple> rows;
         Poco::Int64 at = now_ms;
         session << std::string("SELECT ") + kColumns + ", 0.0 FROM memory m WHERE m.kind IN (" +
-                       list + ") AND " + kActive + " ORDER BY m.updated_at DESC, m.id DESC LIMIT ?",
+                       list + ") AND " + kActive + " ORDER BY m.id DESC LIMIT ?",
             use(at), use(limit), into(rows), now;
         return toRows(rows);
       });

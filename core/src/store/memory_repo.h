@@ -92,7 +92,8 @@ class MemoryRepo {
   Result<std::vector<MemoryRow>> search(std::string_view query, int limit);
   /// Rows newest first, optionally of one kind, at most limit (0: no limit).
   Result<std::vector<MemoryRow>> list(std::string_view kind = {}, int limit = 0);
-  /// Active rows of the given kinds, most recently updated first, at most limit.
+  /// Active rows of the given kinds, newest first (by id, so the table itself is the index),
+  /// at most limit.
   Result<std::vector<MemoryRow>> active(const std::vector<std::string>& kinds, int limit,
                                         int64_t now_ms);
   /// Number of rows in the table (for /status).
