@@ -221,10 +221,11 @@ void HttpTransport::abandon(std::int64_t request_id) {
 
 void HttpTransport::close() {
   std::list<Worker> workers;
-  std::string session_id;
+  std::string session_id, version;
   {
     std::lock_guard lock(mutex_);
     if (closed_) return;
+    version = protocol_version_;
     closed_ = true;
     for (auto& [id, session] : in_flight_) session->abort();
     workers.swap(workers_);
@@ -237,7 +238,7 @@ void HttpTransport::close() {
     HTTPRequest request(HTTPRequest::HTTP_DELETE, uri_.getPathAndQuery(), HTTPRequest::HTTP_1_1);
     for (const auto& [name, value] : options_.headers) request.set(name, value);
     request.set("Mcp-Session-Id", session_id);
-    if (!protocol_version_.empty()) request.set("MCP-Protocol-Version", protocol_version_);
+    if (!version.empty()) request.set("MCP-Protocol-Version", version);
     session->sendRequest(request);
     HTTPResponse response;
     session->receiveResponse(response);

@@ -264,6 +264,9 @@ bool McpServer::hasRemoteTool(const std::string& tool) const {
 tools::ToolResult McpServer::call(const std::string& name, const std::string& arguments_json,
                                   const tools::CallContext& context) {
   const auto remote = remoteName(name);
+  if (remote.empty() && status().state != ServerState::kUp) {
+    return callRemote(name, arguments_json, context);  // explains that the server is down
+  }
   if (remote.empty()) {
     return {false, "no tool " + name + " on MCP server " + spec_.name + " right now (" +
                        stateName(status().state) + ")"};
