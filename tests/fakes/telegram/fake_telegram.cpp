@@ -220,6 +220,11 @@ bool FakeTelegram::waitCalls(const std::string& method, int n,
   });
 }
 
+bool FakeTelegram::waitPolling(std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(mutex_);
+  return changed_.wait_for(lock, timeout, [&] { return polls_waiting_ > 0; });
+}
+
 std::int64_t FakeTelegram::confirmedOffset() const {
   std::lock_guard lock(mutex_);
   return confirmed_;

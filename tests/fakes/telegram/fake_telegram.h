@@ -88,6 +88,8 @@ class FakeTelegram {
   /// Waits until method has been called at least n times; false after timeout.
   bool waitCalls(const std::string& method, int n,
                  std::chrono::milliseconds timeout = std::chrono::seconds(20)) const;
+  /// Waits until a getUpdates long poll is parked waiting for updates; false after timeout.
+  bool waitPolling(std::chrono::milliseconds timeout = std::chrono::seconds(20)) const;
   /// The highest offset a getUpdates call has confirmed (0 when none).
   std::int64_t confirmedOffset() const;
   /// sent() as a JSON array, for GET /control/sent.
@@ -130,6 +132,7 @@ class FakeTelegram {
   std::int64_t next_message_id_ = 1;
   std::int64_t confirmed_ = 0;
   std::uint64_t poll_generation_ = 0;
+  int polls_waiting_ = 0;
   std::vector<std::pair<std::int64_t, std::string>> updates_;         // id, Update JSON
   std::map<std::string, std::pair<std::string, std::string>> files_;  // id -> path, bytes
   std::map<std::string, Stored> messages_;                            // chat:id -> message

@@ -254,13 +254,15 @@ std::string FakeTelegram::getUpdates(const BotParams& params, int* status) {
     confirmed_ = std::max(confirmed_, offset);
   }
   std::uint64_t generation = ++poll_generation_;
-  changed_.notify_all();
   auto ready = [&] {
     return stopping_ || generation != poll_generation_ ||
            std::any_of(updates_.begin(), updates_.end(),
                        [&](const auto& update) { return update.first >= offset; });
   };
+  ++polls_waiting_;
+  changed_.notify_all();
   changed_.wait_for(lock, timeout, ready);
+  --polls_waiting_;
   if (generation != poll_generation_) {
     *status = 409;
     return errorJson(409, defaultDescription(409), 0);

@@ -75,8 +75,7 @@ TEST_CASE("a second long poll ends the first with 409 Conflict", "[telegram][fak
   fake.start();
   auto first =
       std::async(std::launch::async, [&] { return call(fake, "getUpdates", "{\"timeout\":20}"); });
-  REQUIRE(fake.waitCalls("getUpdates", 1));
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  REQUIRE(fake.waitPolling());
   auto second =
       std::async(std::launch::async, [&] { return call(fake, "getUpdates", "{\"timeout\":1}"); });
   Answer older = first.get();
