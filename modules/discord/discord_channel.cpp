@@ -3,6 +3,8 @@
 #include <Poco/Base64Decoder.h>
 #include <Poco/Base64Encoder.h>
 
+#include <algorithm>
+#include <chrono>
 #include <sstream>
 
 #include "discord_api.h"
@@ -68,19 +70,30 @@ ChannelCaps DiscordChannel::caps() const noexcept {
   return caps;
 }
 
+// Network faults are waited out (the daemon should not die of a short outage at boot);
+// a rejected token is not.
 Result<std::string> DiscordChannel::gatewayUrl() {
   if (!config_.gateway_url.empty()) return config_.gateway_url;
-  Result<std::string> body = rest_.request({"GET", "/gateway/bot", "", ""});
-  if (!body.isOk()) return body.status();
-  return parseGatewayBot(body.value());
+  auto backoff = std::chrono::seconds(1);
+  for (;;) {
+    Result<std::string> body = rest_.request({"GET", "/gateway/bot", "", ""});
+    if (body.isOk()) return parseGatewayBot(body.value());
+    if (!body.status().retryable()) return body.status();
+    host_.log(LogLevel::kWarn, body.status().message(),
+              {{"retry_in_s", std::to_string(backoff.count())}});
+    if (!gateway_->pause(backoff)) return Status::cancelled("discord: stopped");
+    backoff = std::min(backoff * 2, std::chrono::seconds(60));
+  }
 }
 
 Status DiscordChannel::run(InboundSink& sink) noexcept {
   return guard("discord: run", [&]() -> Status {
     Result<std::string> url = gatewayUrl();
+    if (url.status().isCancelled()) return Status::ok();
     if (!url.isOk()) return url.status();
-    return gateway_->run(url.value(),
-                         [&](const DiscordMessage& message) { sink.onMessage(inbound(message)); });
+    Gateway::Callbacks callbacks;
+    callbacks.message = [&](const DiscordMessage& message) { sink.onMessage(inbound(message)); };
+    return gateway_->run(url.value(), callbacks);
   });
 }
 

@@ -73,6 +73,11 @@ void Gateway::stop() {
 
 bool Gateway::stopping() const { return stop_ || host_.stopping(); }
 
+bool Gateway::pause(milliseconds duration) {
+  sleepFor(duration);
+  return !stopping();
+}
+
 void Gateway::sleepFor(milliseconds duration) {
   auto until = Clock::now() + duration;
   std::unique_lock lock(mutex_);
@@ -81,12 +86,12 @@ void Gateway::sleepFor(milliseconds duration) {
   }
 }
 
-Status Gateway::run(const std::string& url, const Deliver& deliver) {
+Status Gateway::run(const std::string& url, const Callbacks& callbacks) {
   url_ = url;
   milliseconds backoff = kFirstBackoff;
   bool resume = false;
   while (!stopping()) {
-    Outcome outcome = connectOnce(resume, deliver);
+    Outcome outcome = connectOnce(resume, callbacks);
     if (outcome.next == Next::kStop) break;
     if (outcome.next == Next::kFatal) {
       host_.log(LogLevel::kError, outcome.reason);
@@ -109,7 +114,7 @@ Status Gateway::run(const std::string& url, const Deliver& deliver) {
   return Status::ok();
 }
 
-Gateway::Outcome Gateway::connectOnce(bool resume, const Deliver& deliver) {
+Gateway::Outcome Gateway::connectOnce(bool resume, const Callbacks& callbacks) {
   Link link;
   healthy_ = false;
   const std::string& url = resume && !resume_url_.empty() ? resume_url_ : url_;
@@ -119,14 +124,14 @@ Gateway::Outcome Gateway::connectOnce(bool resume, const Deliver& deliver) {
     return {resume ? Next::kResume : Next::kIdentify, "connect: " + e.displayText()};
   }
   try {
-    return serve(link, resume, deliver);
+    return serve(link, resume, callbacks);
   } catch (const Poco::Exception& e) {
     return {resume || !session_id_.empty() ? Next::kResume : Next::kIdentify,
             "connection lost: " + e.displayText()};
   }
 }
 
-Gateway::Outcome Gateway::serve(Link& link, bool resume, const Deliver& deliver) {
+Gateway::Outcome Gateway::serve(Link& link, bool resume, const Callbacks& callbacks) {
   link.resume = resume;
   link.hello_deadline = Clock::now() + kHelloTimeout;
   for (;;) {
@@ -136,7 +141,7 @@ Gateway::Outcome Gateway::serve(Link& link, bool resume, const Deliver& deliver)
       return {Next::kStop, "stopped"};
     }
     if (auto ended = heartbeatIfDue(link)) return *ended;
-    if (auto ended = pump(link, deliver)) return *ended;
+    if (auto ended = pump(link, callbacks)) return *ended;
   }
 }
 
@@ -157,7 +162,7 @@ std::optional<Gateway::Outcome> Gateway::heartbeatIfDue(Link& link) {
 }
 
 // Waits up to one poll slice for a frame and handles it.
-std::optional<Gateway::Outcome> Gateway::pump(Link& link, const Deliver& deliver) {
+std::optional<Gateway::Outcome> Gateway::pump(Link& link, const Callbacks& callbacks) {
   WebSocket& socket = *link.socket;
   if (socket.available() <= 0 &&
       !socket.poll(Poco::Timespan(kPollSlice.count() * 1000), Poco::Net::Socket::SELECT_READ)) {
@@ -186,25 +191,28 @@ std::optional<Gateway::Outcome> Gateway::pump(Link& link, const Deliver& deliver
   if ((flags & WebSocket::FRAME_FLAG_FIN) == 0) return std::nullopt;
   std::string text;
   text.swap(link.pending_text);
-  return onText(link, text, deliver);
+  return onText(link, text, callbacks);
 }
 
 std::optional<Gateway::Outcome> Gateway::onText(Link& link, const std::string& text,
-                                                const Deliver& deliver) {
+                                                const Callbacks& callbacks) {
   Result<Frame> frame = parseFrame(text);
   if (!frame.isOk()) {
     host_.log(LogLevel::kWarn, frame.status().message());
     return std::nullopt;
   }
-  return onFrame(link, frame.value(), deliver);
+  return onFrame(link, frame.value(), callbacks);
 }
 
 std::optional<Gateway::Outcome> Gateway::onFrame(Link& link, const Frame& frame,
-                                                 const Deliver& deliver) {
+                                                 const Callbacks& callbacks) {
   switch (static_cast<Op>(frame.op)) {
-    case Op::kDispatch: onDispatch(frame, deliver); return std::nullopt;
+    case Op::kDispatch: onDispatch(frame, callbacks); return std::nullopt;
     case Op::kHeartbeat: sendText(link, heartbeatPayload(seq_)); return std::nullopt;
-    case Op::kHeartbeatAck: link.awaiting_ack = false; return std::nullopt;
+    case Op::kHeartbeatAck:
+      link.awaiting_ack = false;
+      if (callbacks.alive) callbacks.alive();
+      return std::nullopt;
     case Op::kHello: onHello(link, frame); return std::nullopt;
     case Op::kReconnect:
       return closeAndReconnect(link, Next::kResume, "gateway asked to reconnect (op 7)",
@@ -241,8 +249,9 @@ void Gateway::onHello(Link& link, const Frame& frame) {
   }
 }
 
-void Gateway::onDispatch(const Frame& frame, const Deliver& deliver) {
+void Gateway::onDispatch(const Frame& frame, const Callbacks& callbacks) {
   if (frame.seq) seq_ = frame.seq;
+  if (callbacks.alive) callbacks.alive();
   if (frame.type == "READY") {
     Result<ReadyInfo> ready = parseReady(frame);
     if (!ready.isOk()) {
@@ -258,11 +267,11 @@ void Gateway::onDispatch(const Frame& frame, const Deliver& deliver) {
     healthy_ = true;
     host_.log(LogLevel::kInfo, "discord: gateway session resumed");
   } else if (frame.type == "MESSAGE_CREATE") {
-    onMessage(frame, deliver);
+    onMessage(frame, callbacks);
   }
 }
 
-void Gateway::onMessage(const Frame& frame, const Deliver& deliver) {
+void Gateway::onMessage(const Frame& frame, const Callbacks& callbacks) {
   Result<DiscordMessage> message = parseMessage(frame.data);
   if (!message.isOk()) {
     host_.log(LogLevel::kWarn, message.status().message());
@@ -275,12 +284,17 @@ void Gateway::onMessage(const Frame& frame, const Deliver& deliver) {
     return;
   }
   if (admission != Admission::kAccept) return;  // guild, our own or another bot's message
+  if (message->content.empty() && toInbound(message.value()).images.empty()) {
+    host_.log(LogLevel::kDebug, "discord: skipped a DM with neither text nor images",
+              {{"message_id", message->id}});
+    return;
+  }
   if (!firstSighting(message->id)) {
     host_.log(LogLevel::kDebug, "discord: skipped a replayed message",
               {{"message_id", message->id}});
     return;
   }
-  deliver(message.value());
+  callbacks.message(message.value());
 }
 
 bool Gateway::firstSighting(const std::string& message_id) {

@@ -34,8 +34,12 @@ struct GatewayOptions {
 
 class Gateway {
  public:
-  /// Receives each admitted DM once (deduplicated by message id across resumes).
-  using Deliver = std::function<void(const DiscordMessage&)>;
+  /// What the session hands out, on the run() thread: each admitted DM once (deduplicated by
+  /// message id across resumes), and a sign of life for every ACK or dispatch received.
+  struct Callbacks {
+    std::function<void(const DiscordMessage&)> message;
+    std::function<void()> alive;
+  };
 
   /// host must outlive the gateway.
   Gateway(Host& host, GatewayOptions options);
@@ -47,9 +51,11 @@ class Gateway {
   /// alive until stop() (returns ok) or a fatal close code such as 4004 or 4014 (returns an
   /// error naming what to check). Reconnects with backoff (1 s doubling to 60 s) after drops,
   /// resuming the session when Discord allows it. Call once.
-  Status run(const std::string& url, const Deliver& deliver);
+  Status run(const std::string& url, const Callbacks& callbacks);
   /// Makes run() close the socket and return within a fraction of a second. Thread-safe.
   void stop();
+  /// Sleeps for duration unless stop() comes first; false when stopping. Thread-safe.
+  bool pause(std::chrono::milliseconds duration);
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -62,15 +68,15 @@ class Gateway {
   };
   struct Link;
 
-  Outcome connectOnce(bool resume, const Deliver& deliver);
-  Outcome serve(Link& link, bool resume, const Deliver& deliver);
-  std::optional<Outcome> pump(Link& link, const Deliver& deliver);
+  Outcome connectOnce(bool resume, const Callbacks& callbacks);
+  Outcome serve(Link& link, bool resume, const Callbacks& callbacks);
+  std::optional<Outcome> pump(Link& link, const Callbacks& callbacks);
   std::optional<Outcome> heartbeatIfDue(Link& link);
-  std::optional<Outcome> onText(Link& link, const std::string& text, const Deliver& deliver);
-  std::optional<Outcome> onFrame(Link& link, const Frame& frame, const Deliver& deliver);
+  std::optional<Outcome> onText(Link& link, const std::string& text, const Callbacks& callbacks);
+  std::optional<Outcome> onFrame(Link& link, const Frame& frame, const Callbacks& callbacks);
   void onHello(Link& link, const Frame& frame);
-  void onDispatch(const Frame& frame, const Deliver& deliver);
-  void onMessage(const Frame& frame, const Deliver& deliver);
+  void onDispatch(const Frame& frame, const Callbacks& callbacks);
+  void onMessage(const Frame& frame, const Callbacks& callbacks);
   bool firstSighting(const std::string& message_id);
   Outcome closeAndReconnect(Link& link, Next next, std::string reason,
                             std::chrono::milliseconds delay);

@@ -219,7 +219,7 @@ Result<std::string> RestClient::download(const std::string& url, std::size_t max
   try {
     Poco::URI uri(url);
     auto session = makeSession(uri);
-    session->setTimeout(Poco::Timespan(30, 0));
+    session->setTimeout(Poco::Timespan(10, 0));  // runs on the receive thread
     Poco::Net::HTTPRequest http(Poco::Net::HTTPRequest::HTTP_GET, pathAndQuery(uri),
                                 Poco::Net::HTTPMessage::HTTP_1_1);
     http.set("User-Agent", kUserAgent);
