@@ -113,7 +113,7 @@ HttpReply BotHttp::postJson(std::string_view method, const std::string& json, in
     try {
       session = acquire(timeout_seconds, &reused);
       if (slot != nullptr && !slot->attach(session.get())) return failure(method, "stopped");
-      HttpReply reply = exchange(*session, method, json);
+      HttpReply reply = exchange(*session, method, json, slot);
       if (slot != nullptr) slot->detach();
       if (reply.keep_alive) release(std::move(session));
       return reply;
@@ -130,12 +130,15 @@ HttpReply BotHttp::postJson(std::string_view method, const std::string& json, in
 }
 
 HttpReply BotHttp::exchange(Poco::Net::HTTPClientSession& session, std::string_view method,
-                            const std::string& json) const {
+                            const std::string& json, const AbortSlot* slot) const {
   HTTPRequest request(HTTPRequest::HTTP_POST, methodPath(method), HTTPRequest::HTTP_1_1);
   request.setContentType("application/json");
   request.setContentLength(static_cast<std::streamsize>(json.size()));
   request.setKeepAlive(true);
   session.sendRequest(request) << json;
+  // An abort that came before the socket existed could not wake it; it is seen here, and
+  // any later one shuts the connected socket down.
+  if (slot != nullptr && slot->aborted()) throw Poco::IOException("stopped");
   HTTPResponse response;
   std::istream& in = session.receiveResponse(response);
   HttpReply reply;

@@ -66,7 +66,7 @@ class BotHttp {
   std::unique_ptr<Poco::Net::HTTPClientSession> acquire(int timeout_seconds, bool* reused);
   void release(std::unique_ptr<Poco::Net::HTTPClientSession> session);
   HttpReply exchange(Poco::Net::HTTPClientSession& session, std::string_view method,
-                     const std::string& json) const;
+                     const std::string& json, const AbortSlot* slot) const;
   std::string methodPath(std::string_view method) const;
 
   Poco::URI base_;
