@@ -16,11 +16,12 @@ namespace {
 constexpr const char* kChatId = "stdio";
 
 /// Waits until stdin has input or stop is requested; false when stopping.
-bool waitForInput(const std::atomic<bool>& stop) {
+bool waitForInput(const std::atomic<bool>& stop, InboundSink& sink) {
   while (!stop) {
     pollfd fd{STDIN_FILENO, POLLIN, 0};
     int ready = ::poll(&fd, 1, 200);
-    if (ready > 0) return true;
+    if (ready != 0) return true;  // input, end of input or an error: read() tells which
+    sink.onReceiveOk();
   }
   return false;
 }
@@ -58,7 +59,8 @@ Status StdioChannel::run(InboundSink& sink) noexcept {
     std::string line;
     prompt();
     while (!stop_ && !host_.stopping()) {
-      if (interactive_ && !waitForInput(stop_)) break;
+      if (!waitForInput(stop_, sink)) break;
+      sink.onReceiveOk();
       if (!readLine(&line)) break;  // end of input
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.find_first_not_of(" \t") == std::string::npos) {

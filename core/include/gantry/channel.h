@@ -38,6 +38,10 @@ class InboundSink {
   virtual ~InboundSink() = default;
   /// A message from an allowlisted sender (the channel has already dropped strangers).
   virtual void onMessage(InboundMessage message) noexcept = 0;
+  /// The channel received successfully from its platform (a poll answered, a heartbeat
+  /// acknowledged, the terminal readable). Cheap; call it as often as convenient. It feeds
+  /// `gantry status`.
+  virtual void onReceiveOk() noexcept {}
 };
 
 /// Implemented by channel modules. run() blocks on the calling thread; the other

@@ -98,7 +98,8 @@ class ChatService::Worker {
   void loop() {
     std::unique_lock lock(mutex_);
     while (true) {
-      cv_.wait(lock, [this] { return stop_ || reset_ || !bubbles_.empty() || !scheduled_.empty(); });
+      cv_.wait(lock,
+               [this] { return stop_ || reset_ || !bubbles_.empty() || !scheduled_.empty(); });
       if (stop_) return;
       busy_ = true;
       if (reset_) {
@@ -199,7 +200,8 @@ class ChatService::Worker {
     if (!result.status.isOk()) {
       observer.abandon("⚠️ " + result.status.message());
       if (s_.caps_.renders_events) {
-        s_.channel_.event(chat_id_, {TurnEvent::Kind::kError, {}, false, 0, result.status.message()});
+        s_.channel_.event(chat_id_,
+                          {TurnEvent::Kind::kError, {}, false, 0, result.status.message()});
       } else {
         s_.channel_.send(chat_id_, "⚠️ " + result.status.message());
       }
@@ -285,7 +287,8 @@ ChatService::Worker& ChatService::worker(const std::string& chat_id) {
 void ChatService::onMessage(InboundMessage message) noexcept {
   try {
     if (stopping_) return;
-    log::debug("message_received", {{"chat", message.chat_id}, {"chars", std::to_string(message.text.size())}});
+    log::debug("message_received",
+               {{"chat", message.chat_id}, {"chars", std::to_string(message.text.size())}});
     if (handleCommand(message)) return;
     worker(message.chat_id).addBubble(std::move(message));
   } catch (const std::exception& e) {

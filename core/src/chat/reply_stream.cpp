@@ -66,8 +66,10 @@ std::string ReplyStream::bubbleLocked() const {
     std::vector<bool> results;
     std::size_t running = 0;
     for (const auto& line : trace_) {
-      if (line == "…") ++running;
-      else results.push_back(line == "✓");
+      if (line == "…")
+        ++running;
+      else
+        results.push_back(line == "✓");
     }
     trace = compactTrace(results, running);
   } else if (options_.trace == config::TraceMode::kFull) {

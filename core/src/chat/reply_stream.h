@@ -19,7 +19,7 @@ namespace gantry::chat {
 struct StreamOptions {
   bool stream = false;
   config::TraceMode trace = config::TraceMode::kCompact;
-  int spinup_ms = 4000;        ///< 0 = off
+  int spinup_ms = 4000;         ///< 0 = off
   bool spinup_at_once = false;  ///< first turn after start
   std::chrono::milliseconds edit_interval{1200};
 };
@@ -58,11 +58,11 @@ class ReplyStream final : public agent::TurnObserver {
   ChannelCaps caps_;
   std::mutex mutex_;
   std::condition_variable cv_;
-  std::string text_;                  ///< visible reply in the current bubble
-  std::size_t committed_ = 0;         ///< reply bytes frozen in earlier bubbles
-  std::vector<std::string> trace_;    ///< trace lines of finished or running calls
-  std::string message_id_;            ///< the bubble being edited
-  std::string shown_;                 ///< what the bubble shows now
+  std::string text_;                ///< visible reply in the current bubble
+  std::size_t committed_ = 0;       ///< reply bytes frozen in earlier bubbles
+  std::vector<std::string> trace_;  ///< trace lines of finished or running calls
+  std::string message_id_;          ///< the bubble being edited
+  std::string shown_;               ///< what the bubble shows now
   std::string spinup_text_;
   std::chrono::steady_clock::time_point last_edit_{};
   bool raw_started_ = false;

@@ -23,20 +23,18 @@ Status HeartbeatRepo::boot(int64_t pid, int64_t period_s, const std::string& cha
   }
 }
 
-Status HeartbeatRepo::update(const char* sql_set) {
+Status HeartbeatRepo::beat(int64_t receive_ok_at) {
   try {
     std::lock_guard lock(store_.mutex());
     int64_t at = nowMs();
-    store_.db().session << (std::string("UPDATE heartbeat SET ") + sql_set + " WHERE id = 1"),
-        use(at), now;
+    store_.db().session << "UPDATE heartbeat SET beat_at = ?, last_receive_ok_at = "
+                           "CASE WHEN ? > 0 THEN ? ELSE last_receive_ok_at END WHERE id = 1",
+        use(at), use(receive_ok_at), use(receive_ok_at), now;
     return Status::ok();
   } catch (const Poco::Exception& e) {
     return Status::error("store: heartbeat: " + e.displayText());
   }
 }
-
-Status HeartbeatRepo::beat() { return update("beat_at = ?"); }
-Status HeartbeatRepo::receiveOk() { return update("last_receive_ok_at = ?"); }
 
 Status HeartbeatRepo::modelOutcome(const std::string& outcome) {
   try {

@@ -26,13 +26,12 @@ class HeartbeatRepo {
   explicit HeartbeatRepo(Store& store) : store_(store) {}
   /// Starts a new process's row (replacing the previous process's).
   Status boot(int64_t pid, int64_t period_s, const std::string& channel);
-  Status beat();
-  Status receiveOk();
+  /// Refreshes beat_at, and last_receive_ok_at when receive_ok_at > 0.
+  Status beat(int64_t receive_ok_at);
   Status modelOutcome(const std::string& outcome);
   Result<std::optional<Heartbeat>> read();
 
  private:
-  Status update(const char* sql_set);
   Store& store_;
 };
 

@@ -68,7 +68,7 @@ TEST_CASE("the heartbeat row records boot, receives and model outcomes", "[store
   store::HeartbeatRepo hb(*s);
   CHECK(!hb.read().value().has_value());
   REQUIRE(hb.boot(123, 30, "stdio").isOk());
-  REQUIRE(hb.receiveOk().isOk());
+  REQUIRE(hb.beat(store::nowMs()).isOk());
   REQUIRE(hb.modelOutcome("ok").isOk());
   auto row = hb.read().value();
   REQUIRE(row.has_value());

@@ -1,0 +1,189 @@
+#include "app/cli.h"
+
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "app/daemon.h"
+#include "app/init_command.h"
+#include "app/status_command.h"
+#include "config/config.h"
+#include "cron/cron_command.h"
+#include "cron/cron_options.h"
+#include "gantry/abi.h"
+#include "log/log.h"
+#include "mcp/host.h"
+#include "mcp/manifest.h"
+#include "memory/memory_command.h"
+#include "store/store.h"
+
+namespace fs = std::filesystem;
+
+namespace gantry::app {
+namespace {
+
+using Args = std::vector<std::string>;
+
+constexpr const char* kUsage = R"(usage: gantry [COMMAND] [ARGS]
+
+A personal AI agent host: one persona, one model, the MCP tools you choose, one chat channel.
+Configuration is the environment (see gantry(1) and README.md) plus PERSONA_DIR and MCP_MANIFEST.
+
+commands:
+  run                 run the agent (the default)
+  init [DIR]          scaffold persona/, mcp.toml and an env file in DIR (default .)
+  init --instance N   scaffold /etc/gantry/N.env and /etc/gantry/N/ for the gantry@N unit
+  status              exit 0 when the running instance's heartbeat is fresh, 1 otherwise
+  version             print version, build signature and module ABI
+  tools               start the manifest's servers and print the published tools
+  auth NAME           run the auth command of MCP server NAME
+  memory list [--kind K] [--conflicts] | search QUERY | forget ID
+  cron list | rm ID
+  help                this text; `gantry COMMAND --help` for one command
+
+exit codes: 0 success, 1 runtime or configuration error, 2 usage error
+)";
+
+bool wantsHelp(const Args& args) {
+  for (const auto& a : args) {
+    if (a == "--help" || a == "-h") return true;
+  }
+  return false;
+}
+
+int usageError(const std::string& message) {
+  std::cerr << "gantry: " << message << "\n" << kUsage;
+  return 2;
+}
+
+/// Loads config for an operator command; prints the error and returns null on failure.
+std::optional<config::Config> loadConfig() {
+  auto config = config::load(config::processEnv());
+  if (!config.isOk()) {
+    std::cerr << "gantry: " << config.status().message() << "\n";
+    return std::nullopt;
+  }
+  log::setLevel(config->log_level);
+  return config.value();
+}
+
+std::unique_ptr<store::Store> openStore(const config::Config& config) {
+  auto path = (fs::path(config.data_dir) / "gantry.db").string();
+  if (!fs::exists(path)) {
+    std::cerr << "gantry: no database at " << path << " (check DATA_DIR)\n";
+    return nullptr;
+  }
+  auto store = store::Store::open(path);
+  if (!store.isOk()) {
+    std::cerr << "gantry: " << store.status().message() << "\n";
+    return nullptr;
+  }
+  return std::move(store.value());
+}
+
+int versionCommand(const Args& args) {
+  if (!args.empty() && !wantsHelp(args)) return usageError("version takes no arguments");
+  std::cout << "gantry " << GANTRY_VERSION << "\n"
+            << "build: " << GANTRY_BUILD_SIGNATURE << "\n"
+            << "module ABI: " << GANTRY_ABI_VERSION << "\n";
+  return 0;
+}
+
+int toolsCommand(const Args& args) {
+  if (wantsHelp(args)) {
+    std::cout << "usage: gantry tools\nStarts the servers of MCP_MANIFEST, prints the published "
+                 "tools with estimated tokens, stops them.\n";
+    return 0;
+  }
+  auto config = loadConfig();
+  if (!config) return 1;
+  mcp::Manifest manifest;
+  if (fs::exists(config->mcp_manifest)) {
+    auto loaded = mcp::loadManifest(config->mcp_manifest);
+    if (!loaded.isOk()) return std::cerr << "gantry: " << loaded.status().message() << "\n", 1;
+    manifest = loaded.value();
+  }
+  mcp::McpOptions options;
+  options.schema_max_tokens = static_cast<std::size_t>(config->tool_schema_max_tokens);
+  auto host = mcp::McpHost::start(manifest, options);
+  if (!host.isOk()) return std::cerr << "gantry: " << host.status().message() << "\n", 1;
+  std::cout << host.value()->describeTools();
+  host.value()->shutdown();
+  return 0;
+}
+
+int authCommand(const Args& args) {
+  if (wantsHelp(args)) return std::cout << "usage: gantry auth NAME\n", 0;
+  if (args.size() != 1) return usageError("auth needs exactly one server NAME");
+  auto config = loadConfig();
+  if (!config) return 1;
+  auto manifest = mcp::loadManifest(config->mcp_manifest);
+  if (!manifest.isOk()) return std::cerr << "gantry: " << manifest.status().message() << "\n", 1;
+  return mcp::authCommand(manifest.value(), args[0]);
+}
+
+int memoryCommand(const Args& args) {
+  if (wantsHelp(args) || args.empty()) {
+    std::cout << "usage: gantry memory list [--kind K] [--conflicts] | search QUERY | forget ID\n";
+    return args.empty() ? 2 : 0;
+  }
+  auto config = loadConfig();
+  if (!config) return 1;
+  auto store = openStore(*config);
+  if (!store) return 1;
+  return memory::memoryCommand(*store, args, std::cout, std::cerr);
+}
+
+int cronCommand(const Args& args) {
+  if (wantsHelp(args) || args.empty()) {
+    std::cout << "usage: gantry cron list | rm ID\n";
+    return args.empty() ? 2 : 0;
+  }
+  auto config = loadConfig();
+  if (!config) return 1;
+  auto zone = cron::loadCronZone(config->cron_tz);
+  if (!zone.isOk()) return std::cerr << "gantry: " << zone.status().message() << "\n", 1;
+  auto store = openStore(*config);
+  if (!store) return 1;
+  return cron::cronCommand(*store, args, zone.value(), std::cout, std::cerr);
+}
+
+int runCommand(const Args& args) {
+  if (wantsHelp(args)) {
+    std::cout << "usage: gantry [run]\nRuns the agent: CHANNEL's module receives, PROVIDER's "
+                 "module answers. See gantry(1) for the environment.\n";
+    return 0;
+  }
+  if (!args.empty()) return usageError("run takes no arguments");
+  return runDaemon();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args all(argv + 1, argv + argc);
+  std::string command = all.empty() ? "run" : all[0];
+  Args args(all.empty() ? all.begin() : all.begin() + 1, all.end());
+  static const std::map<std::string, int (*)(const Args&)> kCommands = {
+      {"run", runCommand},     {"version", versionCommand}, {"status", statusCommand},
+      {"tools", toolsCommand}, {"auth", authCommand},       {"memory", memoryCommand},
+      {"cron", cronCommand}};
+  if (command == "help" || command == "--help" || command == "-h") {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (command == "--version") return versionCommand({});
+  if (command == "init") return initCommand(args, std::cout, std::cerr);
+  auto it = kCommands.find(command);
+  if (it == kCommands.end()) return usageError("unknown command \"" + command + "\"");
+  try {
+    return it->second(args);
+  } catch (const std::exception& e) {
+    std::cerr << "gantry: " << log::redact(e.what()) << "\n";
+    return 1;
+  }
+}
+
+}  // namespace gantry::app

@@ -1,0 +1,315 @@
+#include "app/daemon.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "agent/agent.h"
+#include "app/context_hooks.h"
+#include "app/core_host.h"
+#include "app/signals.h"
+#include "app/status_text.h"
+#include "chat/chat_service.h"
+#include "config/config.h"
+#include "cron/cron_options.h"
+#include "cron/cron_tools.h"
+#include "cron/scheduler.h"
+#include "log/log.h"
+#include "mcp/host.h"
+#include "mcp/manifest.h"
+#include "memory/consolidator.h"
+#include "memory/memory_tools.h"
+#include "modules/loader.h"
+#include "persona/persona.h"
+#include "store/heartbeat_repo.h"
+#include "store/memory_repo.h"
+#include "store/message_repo.h"
+#include "tools/catalog.h"
+
+namespace fs = std::filesystem;
+
+namespace gantry::app {
+namespace {
+
+constexpr std::chrono::seconds kShutdownBound{30};
+
+/// Boot failed: one clear line, exit 1.
+struct BootError {
+  std::string message;
+};
+
+void check(const Status& status) {
+  if (!status.isOk()) throw BootError{status.message()};
+}
+
+template <class T>
+T take(Result<T> result) {
+  if (!result.isOk()) throw BootError{result.status().message()};
+  return std::move(result.value());
+}
+
+/// Everything the running process owns, in construction order (destroyed in reverse).
+class Daemon {
+ public:
+  int run() {
+    boot();
+    serve();
+    return stop();
+  }
+
+ private:
+  void boot() {
+    config_ = take(config::load(config::processEnv()));
+    log::setLevel(config_.log_level);
+    env_ = withDefaults(config::processEnv(), config_);
+    persona_ = take(persona::load(config_.persona_dir));
+    openStore();
+    loadModules();
+    startTools();
+    startAgent();
+    log::info("ready", {{"channel", config_.channel},
+                        {"provider", config_.provider},
+                        {"model", provider_->model()},
+                        {"tools", std::to_string(catalog_.schemas().size())}});
+  }
+
+  void openStore() {
+    std::error_code ec;
+    fs::create_directories(config_.data_dir, ec);
+    if (ec) throw BootError{"DATA_DIR: cannot create " + config_.data_dir + ": " + ec.message()};
+    store_ = take(store::Store::open((fs::path(config_.data_dir) / "gantry.db").string()));
+    for (const auto& call : take(store::MessageRepo(*store_).closeOrphanedToolCalls())) {
+      log::warn("tool_call_closed_after_crash", {{"name", call.name}, {"call_id", call.call_id}});
+    }
+    heartbeat_ = std::make_unique<store::HeartbeatRepo>(*store_);
+    check(heartbeat_->boot(::getpid(), config_.heartbeat_seconds, config_.channel));
+  }
+
+  void loadModules() {
+    std::string dir = modules::moduleDir(config_.module_dir);
+    auto channel_module = take(modules::load(dir, ModuleKind::kChannel, config_.channel));
+    auto provider_module = take(modules::load(dir, ModuleKind::kProvider, config_.provider));
+    channel_host_ = std::make_unique<CoreHost>(config_.channel, env_, store_.get(), stopping_);
+    provider_host_ = std::make_unique<CoreHost>(config_.provider, env_, store_.get(), stopping_);
+    check(modules::checkConfig(channel_module, *channel_host_));
+    check(modules::checkConfig(provider_module, *provider_host_));
+    redactSecrets(channel_module);
+    redactSecrets(provider_module);
+    provider_ = take(modules::createProvider(provider_module, *provider_host_));
+    channel_ = take(modules::createChannel(channel_module, *channel_host_));
+    log::info("modules_loaded",
+              {{"dir", dir}, {"channel", channel_module.path}, {"provider", provider_module.path}});
+  }
+
+  void redactSecrets(const modules::Module& module) {
+    for (const ConfigKey* key = module.desc->config; key && key->name; ++key) {
+      if (!key->secret) continue;
+      if (auto value = env_(key->name)) log::addSecret(*value);
+    }
+  }
+
+  void startTools() {
+    mcp::Manifest manifest;
+    if (fs::exists(config_.mcp_manifest)) {
+      manifest = take(mcp::loadManifest(config_.mcp_manifest));
+    } else {
+      log::info("mcp_manifest_missing", {{"path", config_.mcp_manifest}, {"servers", "0"}});
+    }
+    mcp::McpOptions options;
+    options.tool_timeout = std::chrono::seconds(config_.tool_timeout_seconds);
+    options.schema_max_tokens = static_cast<std::size_t>(config_.tool_schema_max_tokens);
+    mcp_ = take(mcp::McpHost::start(manifest, options));
+    addMemoryTools();
+    addCronTools();
+    for (auto* source : mcp_->sources()) catalog_.add(source);
+  }
+
+  void addMemoryTools() {
+    if (!config_.memory_enabled) return;
+    if (config_.memory_backend == "builtin") {
+      memory_repo_ = std::make_unique<store::MemoryRepo>(*store_);
+      memory_tools_ = std::make_unique<memory::MemoryTools>(*memory_repo_);
+    } else {
+      std::string server = config_.memory_backend.substr(4), error;
+      memory_tools_ = mcp::makeMemoryBackend(*mcp_, server, &error);
+      if (!memory_tools_) throw BootError{"MEMORY_BACKEND: " + error};
+    }
+    catalog_.add(memory_tools_.get());
+  }
+
+  void addCronTools() {
+    if (!config_.cron_enabled) return;
+    zone_ = take(cron::loadCronZone(config_.cron_tz));
+    cron_tools_ = std::make_unique<cron::CronTools>(*store_, *zone_, config_.cron_max_jobs);
+    catalog_.add(cron_tools_.get());
+  }
+
+  void startAgent() {
+    session::Bounds bounds;
+    bounds.max_messages = config_.history_max_messages;
+    bounds.max_tokens = config_.history_max_tokens;
+    hooks_ = std::make_unique<AppContextHooks>(*store_, *provider_, bounds, memory_repo_.get());
+    agent::AgentOptions options;
+    options.tool_max_iterations = config_.tool_max_iterations;
+    options.runner.timeout_seconds = config_.tool_timeout_seconds;
+    options.runner.result_max_chars = static_cast<std::size_t>(config_.tool_result_max_chars);
+    options.stream = config_.stream_replies;
+    agent_ = std::make_unique<agent::Agent>(*provider_, catalog_, *store_, *hooks_, options);
+    agent_->setPersona(persona_.text);
+    chat_ = std::make_unique<chat::ChatService>(*agent_, *channel_, *store_, chatOptions(),
+                                                commandTexts());
+  }
+
+  chat::ChatOptions chatOptions() const {
+    chat::ChatOptions options;
+    options.stream.stream = config_.stream_replies;
+    options.stream.trace = config_.tool_trace;
+    options.stream.spinup_ms = config_.spinup_notice_ms;
+    options.coalesce_settle_ms = config_.coalesce_settle_ms;
+    return options;
+  }
+
+  chat::CommandTexts commandTexts() {
+    StatusInputs inputs{&config_,  store_.get(), provider_.get(),
+                        &catalog_, mcp_.get(),   zone_ ? &*zone_ : nullptr,
+                        started_};
+    return {[inputs](const std::string& chat_id) { return statusText(inputs, chat_id); },
+            [inputs] { return toolsText(inputs); }};
+  }
+
+  void startBackground() {
+    startSignalThread([this] { requestStop(); }, [this] { reloadPersona(); });
+    if (zone_) {
+      scheduler_ = std::make_unique<cron::Scheduler>(
+          *store_, *zone_, config_.cron_tick_seconds, [this](const store::CronJob& job) -> Status {
+            auto reply = chat_->runScheduled(job.chat_id, job.prompt);
+            return reply.isOk() ? Status::ok() : reply.status();
+          });
+      scheduler_->start();
+    }
+    if (memory_repo_ && config_.memory_consolidate_minutes > 0) {
+      memory::ConsolidatorOptions options;
+      options.period = std::chrono::minutes(config_.memory_consolidate_minutes);
+      consolidator_ =
+          std::make_unique<memory::Consolidator>(*store_, *provider_, persona_.user, options);
+      consolidator_->start();
+    }
+    heartbeat_thread_ = std::thread([this] { heartbeatLoop(); });
+  }
+
+  /// Forwards receive successes to the heartbeat, messages to the chat service.
+  class Sink final : public InboundSink {
+   public:
+    explicit Sink(Daemon& d) : d_(d) {}
+    void onMessage(InboundMessage message) noexcept override {
+      d_.last_receive_ok_ = store::nowMs();
+      d_.chat_->onMessage(std::move(message));
+    }
+    void onReceiveOk() noexcept override { d_.last_receive_ok_ = store::nowMs(); }
+
+   private:
+    Daemon& d_;
+  };
+
+  void serve() {
+    startBackground();
+    Sink sink(*this);
+    channel_status_ = channel_->run(sink);
+    if (channel_status_.isOk() && !stopping_) chat_->drain();  // end of input: answer it all
+  }
+
+  void heartbeatLoop() {
+    std::unique_lock lock(stop_mutex_);
+    while (!stopping_) {
+      heartbeat_->beat(last_receive_ok_.exchange(0));
+      stop_cv_.wait_for(lock, std::chrono::seconds(config_.heartbeat_seconds));
+    }
+  }
+
+  void requestStop() {
+    log::info("stopping", {});
+    {
+      std::lock_guard lock(stop_mutex_);
+      stopping_ = true;
+    }
+    stop_cv_.notify_all();
+    channel_->stop();
+  }
+
+  void reloadPersona() {
+    auto persona = persona::load(config_.persona_dir);
+    if (!persona.isOk()) {
+      log::error("persona_reload_failed", {{"error", persona.status().message()}});
+      return;
+    }
+    agent_->setPersona(persona->text);
+    if (consolidator_) consolidator_->setPersona(persona->user);
+    log::info("persona_reloaded", {{"files", std::to_string(persona->files.size())}});
+  }
+
+  int stop() {
+    {
+      std::lock_guard lock(stop_mutex_);
+      stopping_ = true;
+    }
+    stop_cv_.notify_all();
+    if (scheduler_) scheduler_->stop();
+    chat_->shutdown(kShutdownBound);
+    if (consolidator_) consolidator_->stop();
+    if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
+    mcp_->shutdown();
+    if (!channel_status_.isOk()) {
+      log::error("channel_failed", {{"error", channel_status_.message()}});
+      std::cerr << "gantry: " << log::redact(channel_status_.message()) << "\n";
+      return 1;
+    }
+    log::info("stopped", {});
+    return 0;
+  }
+
+  config::Config config_;
+  config::EnvLookup env_;
+  persona::Persona persona_;
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<store::HeartbeatRepo> heartbeat_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int64_t> last_receive_ok_{0};
+  std::unique_ptr<CoreHost> channel_host_, provider_host_;
+  std::unique_ptr<Provider> provider_;
+  std::unique_ptr<Channel> channel_;
+  std::unique_ptr<mcp::McpHost> mcp_;
+  std::unique_ptr<store::MemoryRepo> memory_repo_;
+  std::unique_ptr<tools::ToolSource> memory_tools_;
+  std::optional<cron::Zone> zone_;
+  std::unique_ptr<cron::CronTools> cron_tools_;
+  tools::Catalog catalog_;
+  std::unique_ptr<AppContextHooks> hooks_;
+  std::unique_ptr<agent::Agent> agent_;
+  std::unique_ptr<chat::ChatService> chat_;
+  std::unique_ptr<cron::Scheduler> scheduler_;
+  std::unique_ptr<memory::Consolidator> consolidator_;
+  std::thread heartbeat_thread_;
+  std::mutex stop_mutex_;
+  std::condition_variable stop_cv_;
+  Status channel_status_;
+  int64_t started_ = store::nowMs();
+};
+
+}  // namespace
+
+int runDaemon() {
+  blockSignals();
+  try {
+    Daemon daemon;
+    return daemon.run();
+  } catch (const BootError& e) {
+    std::cerr << "gantry: " << log::redact(e.message) << "\n";
+    return 1;
+  }
+}
+
+}  // namespace gantry::app

@@ -1,0 +1,53 @@
+#include "app/status_command.h"
+
+#include <filesystem>
+#include <iostream>
+
+#include "app/status_text.h"
+#include "config/config.h"
+#include "store/heartbeat_repo.h"
+
+namespace fs = std::filesystem;
+
+namespace gantry::app {
+namespace {
+
+std::string ago(int64_t at, int64_t now) {
+  return at == 0 ? "never" : formatDuration(now - at) + " ago";
+}
+
+int report(const store::Heartbeat& hb) {
+  int64_t now = store::nowMs();
+  int64_t limit = 3 * hb.period_s * 1000;
+  bool beat_fresh = now - hb.beat_at <= limit;
+  bool receive_fresh = hb.last_receive_ok_at != 0 && now - hb.last_receive_ok_at <= limit;
+  std::cout << "heartbeat: " << ago(hb.beat_at, now) << " (pid " << hb.pid << ", every "
+            << hb.period_s << "s)" << (beat_fresh ? "" : " — stale") << "\n";
+  std::cout << "channel " << hb.channel << ": last good receive " << ago(hb.last_receive_ok_at, now)
+            << (receive_fresh ? "" : " — failing") << "\n";
+  std::cout << "model: last call "
+            << (hb.last_model_outcome.empty() ? "none" : hb.last_model_outcome) << " "
+            << (hb.last_model_at ? ago(hb.last_model_at, now) : "") << "\n";
+  return beat_fresh && receive_fresh ? 0 : 1;
+}
+
+}  // namespace
+
+int statusCommand(const std::vector<std::string>& args) {
+  if (!args.empty()) {
+    std::cout << "usage: gantry status\nExit 0 when the instance using DATA_DIR is alive.\n";
+    return args[0] == "--help" || args[0] == "-h" ? 0 : 2;
+  }
+  auto config = config::load(config::processEnv());
+  if (!config.isOk()) return std::cerr << "gantry: " << config.status().message() << "\n", 1;
+  auto path = (fs::path(config->data_dir) / "gantry.db").string();
+  if (!fs::exists(path)) return std::cerr << "gantry: no database at " << path << "\n", 1;
+  auto store = store::Store::open(path);
+  if (!store.isOk()) return std::cerr << "gantry: " << store.status().message() << "\n", 1;
+  auto hb = store::HeartbeatRepo(*store.value()).read();
+  if (!hb.isOk()) return std::cerr << "gantry: " << hb.status().message() << "\n", 1;
+  if (!hb->has_value()) return std::cerr << "gantry: no heartbeat yet in " << path << "\n", 1;
+  return report(*hb.value());
+}
+
+}  // namespace gantry::app

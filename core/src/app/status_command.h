@@ -1,0 +1,13 @@
+#pragma once
+/// `gantry status`: the healthcheck. Reads the heartbeat row of DATA_DIR/gantry.db.
+
+#include <string>
+#include <vector>
+
+namespace gantry::app {
+
+/// Exit 0 when the heartbeat is fresh (within 3 periods) and the channel received
+/// successfully within 3 periods; 1 otherwise. Prints what it found.
+int statusCommand(const std::vector<std::string>& args);
+
+}  // namespace gantry::app

@@ -1,0 +1,91 @@
+#include "app/status_text.h"
+
+#include "agent/prompt.h"
+#include "cron/cron_command.h"
+#include "store/memory_repo.h"
+#include "store/message_repo.h"
+#include "store/session_repo.h"
+
+namespace gantry::app {
+namespace {
+
+std::size_t schemaTokens(const std::vector<ToolSchema>& schemas) {
+  std::size_t chars = 0;
+  for (const auto& s : schemas)
+    chars += s.name.size() + s.description.size() + s.parameters_json.size();
+  return chars / 4;
+}
+
+std::string sessionLine(const StatusInputs& in, const std::string& chat_id) {
+  store::MessageRepo messages(*in.store);
+  auto session = messages.session(chat_id);
+  if (!session.isOk()) return "session: unavailable (" + session.status().message() + ")";
+  auto history = messages.history(session.value());
+  if (!history.isOk()) return "session: unavailable";
+  std::string line = "session: " + std::to_string(history->size()) + " messages, ~" +
+                     std::to_string(agent::estimateTokens(history.value())) + " tokens (estimate)";
+  auto summary = store::SessionRepo(*in.store).summary(session.value());
+  if (summary.isOk() && !summary->empty()) {
+    line += "\nsummary: " + summary->substr(0, 300) + (summary->size() > 300 ? "…" : "");
+  }
+  return line;
+}
+
+std::string memoryLine(const StatusInputs& in) {
+  if (!in.config->memory_enabled) return "memory: off";
+  if (in.config->memory_backend != "builtin") return "memory: " + in.config->memory_backend;
+  store::MemoryRepo repo(*in.store);
+  auto count = repo.count();
+  std::string line = "memory: " + (count.isOk() ? std::to_string(count.value()) : "?") + " rows";
+  auto conflicts = repo.conflicts();
+  if (conflicts.isOk() && !conflicts->empty()) {
+    line += "; " + std::to_string(conflicts->size()) +
+            " conflicts with the persona (gantry memory list --conflicts)";
+  }
+  return line;
+}
+
+std::string lastTurnLine(const StatusInputs& in) {
+  auto turn = store::MessageRepo(*in.store).lastTurn();
+  if (!turn.isOk()) return "last turn: none yet";
+  return "last turn: " + turn->outcome + ", model " + std::to_string(turn->model_ms) +
+         " ms, tools " + std::to_string(turn->tool_ms) + " ms, total " +
+         std::to_string(turn->total_ms) + " ms";
+}
+
+}  // namespace
+
+std::string formatDuration(int64_t ms) {
+  int64_t s = ms / 1000;
+  if (s < 60) return std::to_string(s) + "s";
+  if (s < 3600) return std::to_string(s / 60) + "m " + std::to_string(s % 60) + "s";
+  if (s < 86400) return std::to_string(s / 3600) + "h " + std::to_string(s % 3600 / 60) + "m";
+  return std::to_string(s / 86400) + "d " + std::to_string(s % 86400 / 3600) + "h";
+}
+
+std::string statusText(const StatusInputs& in, const std::string& chat_id) {
+  auto schemas = in.catalog->schemas();
+  std::string text = "model: " + in.provider->model() + " (" + in.config->provider + ")\n";
+  text += "uptime: " + formatDuration(store::nowMs() - in.started_ms) + "\n";
+  text += sessionLine(in, chat_id) + "\n";
+  text += "tools: " + std::to_string(schemas.size()) + " published, ~" +
+          std::to_string(schemaTokens(schemas)) + " tokens (estimate)\n";
+  text += memoryLine(in) + "\n";
+  text += lastTurnLine(in);
+  if (in.zone) text += "\n" + cron::cronStatusLine(*in.store, *in.zone);
+  return text;
+}
+
+std::string toolsText(const StatusInputs& in) {
+  auto schemas = in.catalog->schemas();
+  std::string text = "Published tools (" + std::to_string(schemas.size()) + ", ~" +
+                     std::to_string(schemaTokens(schemas)) + " tokens, estimate):";
+  for (const auto& s : schemas) {
+    text += "\n- " + s.name + " (~" +
+            std::to_string((s.name.size() + s.description.size() + s.parameters_json.size()) / 4) +
+            " tokens)";
+  }
+  return text;
+}
+
+}  // namespace gantry::app

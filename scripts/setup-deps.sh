@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs everything gantry's build and tests need on Debian 12 (run as root), and the
+# npm test peers (official MCP servers) pinned in tests/peers/package-lock.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive
+
+packages=(cmake g++ make pkg-config git ca-certificates ccache
+  libpoco-dev libsodium-dev libtomlplusplus-dev libcctz-dev rapidjson-dev libsqlite3-dev
+  catch2 tzdata)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# Node runs the MCP test peers; Debian's nodejs (18) is enough. Keep a newer one if present.
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
+if [ ${#missing[@]} -gt 0 ]; then
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ -f tests/peers/package-lock.json ]; then
+  npm ci --prefix tests/peers --no-audit --no-fund --loglevel=error
+fi
