@@ -91,6 +91,13 @@ void readMessage(const Object& message, Update* update) {
   update->message.text = message.has("text") ? message.optValue<std::string>("text", "")
                                              : message.optValue<std::string>("caption", "");
   if (Array::Ptr photo = message.getArray("photo")) pickPhoto(*photo, update);
+  // A picture sent "as a file" keeps its quality; it is an image all the same.
+  Object::Ptr document = message.getObject("document");
+  if (update->photo_file_id.empty() && document &&
+      document->optValue<std::string>("mime_type", "").rfind("image/", 0) == 0) {
+    update->photo_file_id = document->optValue<std::string>("file_id", "");
+    update->photo_size = document->optValue<std::int64_t>("file_size", 0);
+  }
 }
 
 }  // namespace

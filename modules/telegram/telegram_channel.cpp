@@ -202,7 +202,11 @@ void TelegramChannel::handleUpdate(const Update& update, InboundSink& sink) {
   }
   InboundMessage message = update.message;
   if (!update.photo_file_id.empty()) attachPhoto(update, &message);
-  if (message.text.empty() && message.images.empty()) return;
+  if (message.text.empty() && message.images.empty()) {
+    host_.log(LogLevel::kDebug, "telegram: ignored a message without text or photo",
+              {{"chat_id", message.chat_id}, {"message_id", message.message_id}});
+    return;
+  }
   sink.onMessage(std::move(message));
 }
 

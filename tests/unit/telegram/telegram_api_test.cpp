@@ -71,9 +71,11 @@ TEST_CASE("updates map to inbound messages with the largest photo", "[telegram][
     {"update_id":6,"edited_message":{"message_id":10,"from":{"id":111,"username":"ann"},
       "chat":{"id":111,"type":"private"},"caption":"look",
       "photo":[{"file_id":"small","width":90,"height":60},{"file_id":"big","width":1280,"height":960,"file_size":5000}]}},
-    {"update_id":7,"callback_query":{}}])",
+    {"update_id":7,"callback_query":{}},
+    {"update_id":8,"message":{"message_id":11,"from":{"id":111},"chat":{"id":111,"type":"private"},
+      "document":{"file_id":"doc","mime_type":"image/png","file_size":900}}}])",
                        &updates, &err));
-  REQUIRE(updates.size() == 3);
+  REQUIRE(updates.size() == 4);
   CHECK(updates[0].message.text == "hello");
   CHECK(updates[0].message.sender_name == "Ann Lee");
   CHECK(updates[0].message.chat_id == "111");
@@ -83,6 +85,8 @@ TEST_CASE("updates map to inbound messages with the largest photo", "[telegram][
   CHECK(updates[1].photo_size == 5000);
   CHECK(updates[1].message.sender_name == "ann");
   CHECK_FALSE(updates[2].has_message);
+  CHECK(updates[3].photo_file_id == "doc");
+  CHECK(updates[3].photo_size == 900);
 }
 
 TEST_CASE("request bodies send numeric chat ids as numbers", "[telegram][api]") {
