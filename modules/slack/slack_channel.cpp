@@ -59,7 +59,8 @@ Result<Config> readConfig(const Host& host) {
 SlackChannel::SlackChannel(Host& host, Config config)
     : host_(host),
       config_(std::move(config)),
-      inbound_web_(host, {config_.api_base, config_.bot_token, config_.app_token}),
+      inbound_web_(host,
+                   {config_.api_base, config_.bot_token, config_.app_token, 8, kMaxImageBytes}),
       outbound_web_(host, {config_.api_base, config_.bot_token, config_.app_token}),
       tls_(clientTlsContext()) {
   audience_.allowed_users = config_.allowed_users;
@@ -133,6 +134,7 @@ Status SlackChannel::authenticate() {
   auto reply = inbound_web_.call("auth.test", "{}");
   if (!reply.isOk()) {
     auto message = reply.status().message();
+    if (reply.status().retryable()) return Status::error(message);
     if (message.find("SLACK_BOT_TOKEN") == std::string::npos) message += " (check SLACK_BOT_TOKEN)";
     return Status::error(message);
   }
@@ -201,7 +203,11 @@ void SlackChannel::reap(Clock::time_point* next_attempt, Clock::duration* delay)
       }
     }
   }
-  for (auto& connection : done) connection->close();
+  for (auto& connection : done) {
+    connection->close();
+    std::lock_guard lock(mutex_);
+    refresh_ids_.erase(connection->id());
+  }
   if (dropped) {
     *next_attempt = Clock::now() + *delay;
     *delay = std::min<Clock::duration>(*delay * 2, kMaxBackoff);
@@ -249,6 +255,11 @@ void SlackChannel::handlePayload(const std::string& payload, InboundSink& sink) 
 
 void SlackChannel::attachImages(EventDecision& decision) {
   for (const auto& file : decision.files) {
+    if (file.size > static_cast<std::int64_t>(kMaxImageBytes)) {
+      host_.log(LogLevel::kWarn, "slack: image larger than the size cap not attached",
+                {{"file", file.id}, {"bytes", std::to_string(file.size)}});
+      continue;
+    }
     auto bytes = inbound_web_.download(file.url_private);
     if (!bytes.isOk()) {
       host_.log(LogLevel::kWarn, "slack: image not attached",
@@ -309,11 +320,13 @@ Result<std::string> SlackChannel::post(const std::string& chat_id, const std::st
 
 Result<std::string> SlackChannel::send(const std::string& chat_id, std::string_view text) noexcept {
   return guard("slack: send", [&]() -> Result<std::string> {
-    auto parts = text::splitMessage(markdownToMrkdwn(text), kMaxMessageChars);
+    // Split before rendering, so a text within caps() is always one message (and stays
+    // editable); escapes may lengthen a part a little, well within Slack's hard limit.
+    auto parts = text::splitMessage(text, kMaxMessageChars);
     if (parts.empty()) return Status::error("slack: send: empty message");
     std::string ts;
     for (const auto& part : parts) {
-      auto sent = post(chat_id, part);
+      auto sent = post(chat_id, markdownToMrkdwn(part));
       if (!sent.isOk()) return sent.status();
       ts = sent.value();
     }

@@ -172,6 +172,12 @@ Result<std::string> WebClient::download(const std::string& url) {
       return Status::error("slack: file download: HTTP " + std::to_string(response.getStatus()) +
                            " (check the files:read scope of SLACK_BOT_TOKEN)");
     }
+    // Without the files:read scope Slack answers with its HTML sign-in page, not the file.
+    if (response.getContentType().rfind("text/html", 0) == 0) {
+      return Status::error(
+          "slack: file download: got a web page (add the files:read scope to "
+          "the app of SLACK_BOT_TOKEN)");
+    }
     bool too_big = false;
     auto body = readBody(in, options_.max_download_bytes, &too_big);
     if (too_big) return Status::error("slack: file download: larger than the size cap");

@@ -288,3 +288,21 @@ TEST_CASE("stop() ends run() promptly and closes the socket", "[slack]") {
   CHECK(rig.result.isOk());
   CHECK(FakeSlack::waitFor([&] { return rig.fake.stats().live_sockets == 0; }));
 }
+
+TEST_CASE("ok:false ratelimited and HTTP 5xx are retried until the call succeeds", "[slack]") {
+  Rig rig;
+  rig.start();
+  REQUIRE(rig.connected());
+  rig.dm("hi");
+  REQUIRE(FakeSlack::waitFor([&] { return rig.sink.count() == 1; }));
+  auto chat = rig.sink.messages()[0].chat_id;
+  rig.fake.scriptError("chat.postMessage", 503, "service_unavailable");
+  auto sent = rig.channel->send(chat, "first");
+  REQUIRE(sent.isOk());
+  rig.fake.scriptError("chat.update", 200, "ratelimited");
+  REQUIRE(rig.channel->edit(chat, sent.value(), "second").isOk());
+  auto posted = rig.fake.messages();
+  REQUIRE(posted.size() == 1);
+  CHECK(posted[0].edits == std::vector<std::string>{"second"});
+  CHECK(rig.fake.stats().calls["chat.update"] == 2);
+}
