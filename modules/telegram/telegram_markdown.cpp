@@ -124,8 +124,20 @@ Span linkSpan(std::string_view s, std::size_t i) {
   return {paren + 1 - i, "<a href=\"" + escapeHtml(url) + "\">" + inner + "</a>"};
 }
 
+// A bare URL stays literal (Telegram links it): its _ and * are not emphasis.
+Span urlSpan(std::string_view s, std::size_t i) {
+  std::string_view rest = s.substr(i);
+  if (rest.rfind("http://", 0) != 0 && rest.rfind("https://", 0) != 0) return {};
+  if (i > 0 && (isWordChar(s[i - 1]) || s[i - 1] == '(' || s[i - 1] == '[')) return {};
+  std::size_t end = i;
+  while (end < s.size() && !isSpace(s[end]) && s[end] != '\n' && s[end] != '<' && s[end] != '>')
+    ++end;
+  return {end - i, escapeHtml(s.substr(i, end - i))};
+}
+
 Span spanAt(std::string_view s, std::size_t i) {
   char c = s[i];
+  if (c == 'h') return urlSpan(s, i);
   if (c == '\\' && i + 1 < s.size() && isPunct(s[i + 1]))
     return {2, escapeHtml(s.substr(i + 1, 1))};
   if (c == '`') return codeSpan(s, i);

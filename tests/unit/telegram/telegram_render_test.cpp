@@ -39,6 +39,8 @@ TEST_CASE("markdown renders to Telegram HTML", "[telegram][render]") {
       {"\\*not italic\\*", "*not italic*"},
       {"[site](https://e.com/?a=1&b=2)", "<a href=\"https://e.com/?a=1&amp;b=2\">site</a>"},
       {"[**bold link**](https://e.com)", "<a href=\"https://e.com\"><b>bold link</b></a>"},
+      {"see https://x.org/_a_b_/*c* now", "see https://x.org/_a_b_/*c* now"},
+      {"[w](https://x.org/Foo_(bar))", "<a href=\"https://x.org/Foo_(bar)\">w</a>"},
       {"# Title", "<b>Title</b>"},
       {"### Sub *title* ###", "<b>Sub <i>title</i></b>"},
       {"- one\n- two\n  * nested", "• one\n• two\n  • nested"},
