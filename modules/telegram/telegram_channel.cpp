@@ -147,6 +147,7 @@ Status TelegramChannel::receiveLoop(InboundSink& sink) {
       continue;
     }
     backoff = options_.backoff_initial;
+    sink.onReceiveOk();
     if (Status handled = handleBatch(reply.result_json, sink, &offset); !handled.isOk()) {
       return handled;
     }

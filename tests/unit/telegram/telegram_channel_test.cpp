@@ -32,6 +32,7 @@ class Sink final : public gantry::InboundSink {
     messages_.push_back(std::move(message));
     changed_.notify_all();
   }
+  void onReceiveOk() noexcept override { ++receive_ok; }
   /// Waits (generously) for n messages and returns what arrived.
   std::vector<InboundMessage> wait(std::size_t n) {
     std::unique_lock lock(mutex_);
@@ -43,6 +44,9 @@ class Sink final : public gantry::InboundSink {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<InboundMessage> messages_;
+
+ public:
+  std::atomic<int> receive_ok{0};
 };
 
 // A channel whose receive loop runs on its own thread until stopped.
@@ -110,6 +114,7 @@ TEST_CASE("a message from an allowlisted user arrives and the reply is sent as H
   CHECK(got[0].chat_id == "111");
   CHECK(got[0].sender_id == "111");
   CHECK(got[0].sender_name == "User111");
+  CHECK(f.sink.receive_ok > 0);
   auto id = running.channel->send(got[0].chat_id, "**hi** there");
   REQUIRE(id.isOk());
   auto sent = f.fake.sent("sendMessage");
