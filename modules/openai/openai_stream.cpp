@@ -161,8 +161,7 @@ Status StreamAssembler::onChoice(const rapidjson::Value& choice) {
 }
 
 void StreamAssembler::toolDelta(const rapidjson::Value& delta, int position) {
-  const rapidjson::Value* index_value = json::member(delta, "index");
-  int index = index_value && index_value->IsInt() ? index_value->GetInt() : position;
+  int index = slotFor(delta, position);
   ToolCall& call = calls_[index];
   saw_delta_ = true;
   std::string_view id = json::string(delta, "id");
@@ -182,6 +181,20 @@ void StreamAssembler::toolDelta(const rapidjson::Value& delta, int position) {
   } else if (args != nullptr) {
     call.arguments = compact(*args);
   }
+}
+
+// The call a delta continues: its index; without one (some servers), a new id starts a new
+// call and a delta without id continues the last one.
+int StreamAssembler::slotFor(const rapidjson::Value& delta, int position) const {
+  const rapidjson::Value* index = json::member(delta, "index");
+  if (index != nullptr && index->IsInt()) return index->GetInt();
+  if (calls_.empty()) return position;
+  std::string_view id = json::string(delta, "id");
+  if (id.empty()) return calls_.rbegin()->first;
+  for (const auto& [slot, call] : calls_) {
+    if (call.id == id) return slot;
+  }
+  return calls_.rbegin()->first + 1;
 }
 
 void StreamAssembler::text(std::string_view content) {

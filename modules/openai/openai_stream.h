@@ -74,6 +74,7 @@ class StreamAssembler {
  private:
   Status onChoice(const rapidjson::Value& choice);
   void toolDelta(const rapidjson::Value& delta, int position);
+  int slotFor(const rapidjson::Value& delta, int position) const;
   void text(std::string_view content);
   void deliver(std::string_view visible, std::string_view thinking);
   void reasoning(std::string_view text);

@@ -220,3 +220,18 @@ TEST_CASE("a chunk that is not JSON or carries an error fails the stream", "[ope
   CHECK_FALSE(error.isOk());
   CHECK(error.message().find("overloaded") != std::string::npos);
 }
+
+TEST_CASE("tool calls streamed without an index are told apart by id", "[openai]") {
+  StreamAssembler assembler(nullptr);
+  const char* chunks[] = {
+      R"({"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"name":"f","arguments":"{\"x\":"}}]}}]})",
+      R"({"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"1}"}}]}}]})",
+      R"({"choices":[{"delta":{"tool_calls":[{"id":"b","function":{"name":"g","arguments":"{}"}}]}}]})"};
+  for (const char* chunk : chunks) REQUIRE(assembler.onData(chunk).isOk());
+  ChatResponse response = assembler.finish();
+  REQUIRE(response.message.tool_calls.size() == 2);
+  CHECK(response.message.tool_calls[0].name == "f");
+  CHECK(response.message.tool_calls[0].arguments == R"({"x":1})");
+  CHECK(response.message.tool_calls[1].id == "b");
+  CHECK(response.message.tool_calls[1].arguments == "{}");
+}
