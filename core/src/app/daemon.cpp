@@ -261,6 +261,7 @@ class Daemon {
     chat_->shutdown(kShutdownBound);
     if (consolidator_) consolidator_->stop();
     if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
+    heartbeat_->stopped();
     mcp_->shutdown();
     if (!channel_status_.isOk()) {
       log::error("channel_failed", {{"error", channel_status_.message()}});

@@ -19,6 +19,10 @@ std::string ago(int64_t at, int64_t now) {
 int report(const store::Heartbeat& hb) {
   int64_t now = store::nowMs();
   int64_t limit = 3 * hb.period_s * 1000;
+  if (hb.beat_at == 0) {
+    std::cout << "stopped: the instance (pid " << hb.pid << ") exited cleanly\n";
+    return 1;
+  }
   bool beat_fresh = now - hb.beat_at <= limit;
   bool receive_fresh = hb.last_receive_ok_at != 0 && now - hb.last_receive_ok_at <= limit;
   std::cout << "heartbeat: " << ago(hb.beat_at, now) << " (pid " << hb.pid << ", every "

@@ -50,6 +50,16 @@ Status HeartbeatRepo::modelOutcome(const std::string& outcome) {
   }
 }
 
+Status HeartbeatRepo::stopped() {
+  try {
+    std::lock_guard lock(store_.mutex());
+    store_.db().session << "UPDATE heartbeat SET beat_at = 0 WHERE id = 1", now;
+    return Status::ok();
+  } catch (const Poco::Exception& e) {
+    return Status::error("store: heartbeat: " + e.displayText());
+  }
+}
+
 Result<std::optional<Heartbeat>> HeartbeatRepo::read() {
   try {
     std::lock_guard lock(store_.mutex());

@@ -29,6 +29,8 @@ class HeartbeatRepo {
   /// Refreshes beat_at, and last_receive_ok_at when receive_ok_at > 0.
   Status beat(int64_t receive_ok_at);
   Status modelOutcome(const std::string& outcome);
+  /// A clean exit: the row stays for inspection but no longer counts as alive.
+  Status stopped();
   Result<std::optional<Heartbeat>> read();
 
  private:

@@ -1,0 +1,259 @@
+// End-to-end: the real gantry binary with its real stdio channel and openai provider,
+// against the scripted fake model.
+#include <signal.h>
+
+#include <catch2/catch.hpp>
+
+#include "e2e/support/gantry_process.h"
+#include "openai/fake_openai_server.h"
+
+using gantry::e2e::count;
+using gantry::e2e::Env;
+using gantry::e2e::GantryProcess;
+using gantry::e2e::runGantry;
+using gantry::e2e::Workspace;
+using gantry::testing::FakeOpenAiServer;
+using namespace std::chrono_literals;
+
+namespace {
+
+Env jsonl(Env env) {
+  env["STDIO_FORMAT"] = "jsonl";
+  return env;
+}
+
+std::string toolCall(const std::string& name, const std::string& args_json) {
+  std::string escaped;
+  for (char c : args_json) escaped += c == '"' ? std::string("\\\"") : std::string(1, c);
+  return R"({"tool_calls":[{"id":"c1","name":")" + name + R"(","arguments":")" + escaped +
+         R"("}]})";
+}
+
+}  // namespace
+
+TEST_CASE("a piped conversation gets one reply per line, in order, and exits 0", "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("pipe");
+  auto r = runGantry(gantry::e2e::stdioEnv(ws, llm.port()), "hello\nsecond line\n");
+  CHECK(r.code == 0);
+  auto first = r.out.find("hello");
+  auto second = r.out.find("second line");
+  REQUIRE(first != std::string::npos);
+  REQUIRE(second != std::string::npos);
+  CHECK(first < second);
+  CHECK(count(r.out, "echo: ") == 2);
+  CHECK(r.out.find("\"level\"") == std::string::npos);  // logs never on stdout
+  CHECK(r.err.find("\"msg\":\"ready\"") != std::string::npos);
+}
+
+TEST_CASE("jsonl mode reports tool events and replies; the record is written", "[e2e]") {
+  FakeOpenAiServer llm;
+  llm.addReply(
+      toolCall("memory_store", R"({"kind":"person","subject":"mom","content":"prefers calls"})"));
+  llm.addReply(R"({"content":"Noted."})");
+  Workspace ws("jsonl");
+  auto r = runGantry(jsonl(gantry::e2e::stdioEnv(ws, llm.port())),
+                     "{\"text\": \"remember that mom prefers calls\"}\n");
+  CHECK(r.code == 0);
+  CHECK(r.out.find(R"({"type":"tool","name":"memory_store","ok":true,"ms":)") != std::string::npos);
+  CHECK(r.out.find(R"({"type":"reply","text":"Noted."})") != std::string::npos);
+  auto requests = llm.requests();
+  REQUIRE(requests.size() == 2);
+  CHECK(requests[1].find(R"("role":"tool")") != std::string::npos);
+  // The next session is hydrated with the stored memory.
+  auto again = runGantry(jsonl(gantry::e2e::stdioEnv(ws, llm.port())), "{\"text\": \"who?\"}\n");
+  CHECK(again.code == 0);
+  CHECK(llm.requests().back().find("(person) mom: prefers calls") != std::string::npos);
+}
+
+TEST_CASE("a malformed jsonl line gets an error event and does not stop the pipe", "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("badjsonl");
+  auto r =
+      runGantry(jsonl(gantry::e2e::stdioEnv(ws, llm.port())), "not json\n{\"text\": \"fine\"}\n");
+  CHECK(r.code == 0);
+  CHECK(r.out.find(R"("type":"error")") != std::string::npos);
+  CHECK(r.out.find("fine") != std::string::npos);
+}
+
+TEST_CASE("misspelled tool names are repaired when one tool is meant", "[e2e]") {
+  for (const char* name : {"functions.memory_store", "Memory-Store", "mcp__memory_store"}) {
+    FakeOpenAiServer llm;
+    llm.addReply(toolCall(name, R"({"kind":"fact","subject":"sky","content":"blue"})"));
+    llm.addReply(R"({"content":"ok"})");
+    Workspace ws("repair");
+    auto r = runGantry(jsonl(gantry::e2e::stdioEnv(ws, llm.port())), "{\"text\": \"x\"}\n");
+    INFO(name);
+    CHECK(r.code == 0);
+    CHECK(r.out.find(R"("type":"tool","name":"memory_store","ok":true)") != std::string::npos);
+    CHECK(r.err.find("tool_name_repaired") != std::string::npos);
+  }
+}
+
+TEST_CASE("an unknown tool gets the closest names and a grammar-constrained retry", "[e2e]") {
+  FakeOpenAiServer llm;
+  llm.addReply(toolCall("remember_forever", R"({"kind":"fact","subject":"a","content":"b"})"));
+  llm.addReply(
+      R"({"content":"{\"name\":\"memory_store\",\"arguments\":{\"kind\":\"fact\",\"subject\":\"a\",\"content\":\"b\"}}"})");
+  llm.addReply(R"({"content":"stored"})");
+  Workspace ws("constrained");
+  auto r = runGantry(jsonl(gantry::e2e::stdioEnv(ws, llm.port())), "{\"text\": \"x\"}\n");
+  CHECK(r.code == 0);
+  auto requests = llm.requests();
+  REQUIRE(requests.size() == 3);
+  CHECK(requests[1].find("there is no tool named") != std::string::npos);
+  CHECK(requests[1].find("\"response_format\"") != std::string::npos);
+  CHECK(requests[1].find("\"enum\"") != std::string::npos);
+  CHECK(r.out.find(R"("type":"tool","name":"memory_store","ok":true)") != std::string::npos);
+  CHECK(r.out.find(R"({"type":"reply","text":"stored"})") != std::string::npos);
+}
+
+TEST_CASE("a tool call printed as text runs and its JSON never reaches the user", "[e2e]") {
+  FakeOpenAiServer llm;
+  llm.addReply(
+      R"({"content":"```json\n{\"name\": \"memory_recall\", \"arguments\": {\"query\": \"mom\"}}\n```"})");
+  llm.addReply(R"({"content":"Nothing about mom yet."})");
+  Workspace ws("printed");
+  for (bool stream : {false, true}) {
+    auto env = gantry::e2e::stdioEnv(ws, llm.port());
+    if (stream) env["STREAM_REPLIES"] = "true";
+    if (stream) {
+      llm.addReply(
+          R"({"content":"<tool_call>{\"name\": \"memory_recall\", \"arguments\": {\"query\": \"x\"}}</tool_call>"})");
+      llm.addReply(R"({"content":"Still nothing."})");
+    }
+    auto r = runGantry(env, "what about mom?\n");
+    INFO("stream=" << stream);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("memory_recall") == std::string::npos);
+    CHECK(r.out.find(stream ? "Still nothing." : "Nothing about mom yet.") != std::string::npos);
+  }
+}
+
+TEST_CASE("a think stall after tool rounds promotes the reasoning to the reply", "[e2e]") {
+  FakeOpenAiServer llm;
+  llm.addReply(toolCall("memory_recall", R"({"query":"answer"})"));
+  llm.addReply(R"({"content":"","reasoning":"The answer is 42."})");
+  Workspace ws("stall");
+  auto r = runGantry(gantry::e2e::stdioEnv(ws, llm.port()), "what is it?\n");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("The answer is 42.") != std::string::npos);
+  CHECK(r.err.find("think_stall_promoted") != std::string::npos);
+}
+
+TEST_CASE("after TOOL_MAX_ITERATIONS rounds one last call runs without tools", "[e2e]") {
+  FakeOpenAiServer llm;
+  for (int i = 0; i < 2; ++i) llm.addReply(toolCall("memory_recall", R"({"query":"x"})"));
+  llm.addReply(R"({"content":"giving up on tools"})");
+  Workspace ws("iterations");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  env["TOOL_MAX_ITERATIONS"] = "2";
+  auto r = runGantry(env, "loop\n");
+  CHECK(r.code == 0);
+  auto requests = llm.requests();
+  REQUIRE(requests.size() == 3);
+  CHECK(requests[0].find("\"tools\"") != std::string::npos);
+  CHECK(requests[2].find("\"tools\"") == std::string::npos);
+  CHECK(r.out.find("giving up on tools") != std::string::npos);
+}
+
+TEST_CASE("model errors reach the user as clear messages and the process carries on", "[e2e]") {
+  FakeOpenAiServer llm;
+  llm.addReply(R"({"status":401,"error_message":"invalid api key"})");
+  llm.addReply(R"({"status":429,"retry_after":1})");
+  llm.addReply(R"({"content":"after the rate limit"})");
+  Workspace ws("errors");
+  auto r = runGantry(gantry::e2e::stdioEnv(ws, llm.port()), "one\ntwo\n");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("401") != std::string::npos);
+  CHECK(r.out.find("invalid api key") != std::string::npos);
+  CHECK(r.out.find("after the rate limit") != std::string::npos);
+}
+
+TEST_CASE("streamed replies are written to the terminal as they arrive", "[e2e]") {
+  FakeOpenAiServer llm;
+  llm.addReply(R"({"content":"a reply that arrives in several small pieces"})");
+  Workspace ws("stream");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  env["STREAM_REPLIES"] = "true";
+  auto r = runGantry(env, "go\n");
+  CHECK(r.code == 0);
+  CHECK(r.out == "a reply that arrives in several small pieces\n");
+  CHECK(llm.requests().at(0).find("\"stream\":true") != std::string::npos);
+}
+
+TEST_CASE("bad configuration fails boot with one line naming the variable", "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("config");
+  auto base = gantry::e2e::stdioEnv(ws, llm.port());
+  struct Case {
+    std::string key, value, expected;
+  };
+  for (const auto& c : {Case{"HISTORY_MAX_MESSAGES", "abc", "HISTORY_MAX_MESSAGES: \"abc\""},
+                        Case{"TOOL_TRACE", "loud", "TOOL_TRACE: \"loud\" is not one of"},
+                        Case{"CHANNEL", "nosuch", "channel \"nosuch\" not found"},
+                        Case{"LLM_MODEL", "", "LLM_MODEL"},
+                        Case{"PERSONA_DIR", "/nonexistent", "PERSONA_DIR: /nonexistent"},
+                        Case{"CRON_TZ", "Mars/Olympus", "CRON_TZ"}}) {
+    auto env = base;
+    if (c.value.empty()) {
+      env.erase(c.key);
+    } else {
+      env[c.key] = c.value;
+    }
+    auto r = runGantry(env, "");
+    INFO(c.key << "=" << c.value << " stderr: " << r.err);
+    CHECK(r.code == 1);
+    CHECK(r.err.find(c.expected) != std::string::npos);
+    CHECK(r.out.empty());
+  }
+  auto missing = base;
+  missing["CHANNEL"] = "nosuch";
+  auto r = runGantry(missing, "");
+  CHECK(r.err.find("stdio") != std::string::npos);  // lists what exists
+}
+
+TEST_CASE("SIGTERM lets the in-flight turn finish, then exits 0", "[e2e]") {
+  FakeOpenAiServer llm;
+  llm.addReply(R"({"content":"finished despite the signal","delay_ms":1500})");
+  Workspace ws("sigterm");
+  GantryProcess g(gantry::e2e::stdioEnv(ws, llm.port()));
+  g.write("slow one\n");
+  // Signal while the model is still answering (it waits 1.5 s before replying).
+  for (int i = 0; i < 500 && llm.requests().empty(); ++i) std::this_thread::sleep_for(20ms);
+  REQUIRE(llm.requests().size() == 1);
+  g.signal(SIGTERM);
+  CHECK(g.wait(30s) == 0);
+  CHECK(g.out().find("finished despite the signal") != std::string::npos);
+}
+
+TEST_CASE("gantry status follows the heartbeat of the running instance", "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("status");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  env["HEARTBEAT_SECONDS"] = "1";
+  auto none = runGantry(env, "", {"status"});
+  CHECK(none.code == 1);
+  GantryProcess g(env);
+  REQUIRE(g.waitForLog("\"msg\":\"ready\"", 20s));
+  std::this_thread::sleep_for(1500ms);
+  auto alive = runGantry(env, "", {"status"});
+  INFO(alive.out << alive.err);
+  CHECK(alive.code == 0);
+  CHECK(alive.out.find("channel stdio: last good receive") != std::string::npos);
+  g.closeInput();
+  CHECK(g.wait(20s) == 0);
+  auto stopped = runGantry(env, "", {"status"});
+  CHECK(stopped.code == 1);
+}
+
+TEST_CASE("version and help answer without configuration", "[e2e]") {
+  auto version = runGantry({}, "", {"version"});
+  CHECK(version.code == 0);
+  CHECK(version.out.find("module ABI: 1") != std::string::npos);
+  auto help = runGantry({}, "", {"--help"});
+  CHECK(help.code == 0);
+  CHECK(help.out.find("usage: gantry") != std::string::npos);
+  auto bad = runGantry({}, "", {"frobnicate"});
+  CHECK(bad.code == 2);
+}

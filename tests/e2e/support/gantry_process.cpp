@@ -1,0 +1,159 @@
+#include "e2e/support/gantry_process.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+namespace fs = std::filesystem;
+
+namespace gantry::e2e {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
+  auto deadline = Clock::now() + timeout;
+  while (Clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return done();
+}
+
+}  // namespace
+
+Workspace::Workspace(const std::string& name) {
+  static int counter = 0;
+  root_ = (fs::temp_directory_path() / ("gantry_e2e_" + name + "_" + std::to_string(::getpid()) +
+                                        "_" + std::to_string(counter++)))
+              .string();
+  fs::remove_all(root_);
+  fs::create_directories(root_ + "/data");
+  write("persona/IDENTITY.md", "You are a careful test assistant.\n");
+}
+
+Workspace::~Workspace() {
+  std::error_code ec;
+  fs::remove_all(root_, ec);
+}
+
+void Workspace::write(const std::string& relative, const std::string& content) const {
+  fs::path p = fs::path(root_) / relative;
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << content;
+}
+
+Env stdioEnv(const Workspace& workspace, int llm_port) {
+  return {{"CHANNEL", "stdio"},
+          {"LLM_BASE_URL", "http://127.0.0.1:" + std::to_string(llm_port) + "/v1"},
+          {"LLM_MODEL", "fake-model"},
+          {"PERSONA_DIR", workspace.persona()},
+          {"DATA_DIR", workspace.data()},
+          {"MCP_MANIFEST", workspace.path() + "/mcp.toml"},
+          {"MEMORY_CONSOLIDATE_MINUTES", "0"},
+          {"LOG_LEVEL", "debug"}};
+}
+
+Capture::Capture(Poco::Pipe& pipe)
+    : pipe_(pipe), thread_([this] {
+        char buf[4096];
+        while (true) {
+          int n = pipe_.readBytes(buf, sizeof buf);
+          if (n <= 0) break;
+          std::lock_guard lock(mutex_);
+          text_.append(buf, static_cast<std::size_t>(n));
+        }
+      }) {}
+
+Capture::~Capture() { join(); }
+
+void Capture::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+std::string Capture::text() const {
+  std::lock_guard lock(mutex_);
+  return text_;
+}
+
+GantryProcess::GantryProcess(const Env& env, const std::vector<std::string>& args) {
+  Poco::Process::Env penv(env.begin(), env.end());
+  handle_ = std::make_unique<Poco::ProcessHandle>(Poco::Process::launch(
+      std::string(GANTRY_BUILD_DIR) + "/gantry", args, &in_, &out_pipe_, &err_pipe_, penv));
+  out_ = std::make_unique<Capture>(out_pipe_);
+  err_ = std::make_unique<Capture>(err_pipe_);
+}
+
+GantryProcess::~GantryProcess() {
+  if (!exited_) {
+    ::kill(pid(), SIGKILL);
+    wait(std::chrono::seconds(10));
+  }
+  closeInput();
+  out_->join();
+  err_->join();
+}
+
+void GantryProcess::write(const std::string& text) {
+  in_.writeBytes(text.data(), static_cast<int>(text.size()));
+}
+
+void GantryProcess::closeInput() {
+  if (input_open_) in_.close(Poco::Pipe::CLOSE_WRITE);
+  input_open_ = false;
+}
+
+bool GantryProcess::waitForOutput(const std::string& needle, std::chrono::milliseconds timeout,
+                                  int times) {
+  return waitUntil([&] { return count(out(), needle) >= times; }, timeout);
+}
+
+bool GantryProcess::waitForLog(const std::string& needle, std::chrono::milliseconds timeout) {
+  return waitUntil([&] { return err().find(needle) != std::string::npos; }, timeout);
+}
+
+void GantryProcess::signal(int sig) { ::kill(pid(), sig); }
+
+int GantryProcess::wait(std::chrono::milliseconds timeout) {
+  if (exited_) return code_;
+  int status = 0;
+  bool done = waitUntil([&] { return ::waitpid(pid(), &status, WNOHANG) == pid(); }, timeout);
+  if (!done) {
+    ::kill(pid(), SIGKILL);
+    ::waitpid(pid(), &status, 0);
+    exited_ = true;
+    return code_ = -1;
+  }
+  exited_ = true;
+  code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  out_->join();
+  err_->join();
+  return code_;
+}
+
+RunResult runGantry(const Env& env, const std::string& stdin_text,
+                    const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
+  GantryProcess process(env, args);
+  process.write(stdin_text);
+  process.closeInput();
+  RunResult result;
+  result.code = process.wait(timeout);
+  result.out = process.out();
+  result.err = process.err();
+  return result;
+}
+
+int count(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (auto pos = text.find(needle); pos != std::string::npos;
+       pos = text.find(needle, pos + needle.size())) {
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace gantry::e2e

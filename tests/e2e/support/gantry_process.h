@@ -1,0 +1,95 @@
+#pragma once
+/// End-to-end support: a scratch workspace (persona, data dir) and the real gantry binary run
+/// as a child process with its stdin, stdout and stderr captured.
+
+#include <Poco/Pipe.h>
+#include <Poco/Process.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace gantry::e2e {
+
+using Env = std::map<std::string, std::string>;
+
+/// A fresh directory with persona/IDENTITY.md and data/; removed on destruction.
+class Workspace {
+ public:
+  explicit Workspace(const std::string& name);
+  ~Workspace();
+  std::string path() const { return root_; }
+  std::string persona() const { return root_ + "/persona"; }
+  std::string data() const { return root_ + "/data"; }
+  /// Writes a file under the workspace (creating directories).
+  void write(const std::string& relative, const std::string& content) const;
+
+ private:
+  std::string root_;
+};
+
+/// The environment of a stdio instance against the fake model at llm_port.
+Env stdioEnv(const Workspace& workspace, int llm_port);
+
+/// Text captured from a pipe by a reader thread.
+class Capture {
+ public:
+  explicit Capture(Poco::Pipe& pipe);
+  ~Capture();
+  std::string text() const;
+  void join();
+
+ private:
+  Poco::Pipe& pipe_;
+  mutable std::mutex mutex_;
+  std::string text_;
+  std::thread thread_;
+};
+
+/// A running gantry; killed (SIGKILL) on destruction if still running.
+class GantryProcess {
+ public:
+  GantryProcess(const Env& env, const std::vector<std::string>& args = {"run"});
+  ~GantryProcess();
+
+  void write(const std::string& text);
+  /// Closes stdin (end of input).
+  void closeInput();
+  /// Waits until stdout contains needle `times` times; false on timeout or exit.
+  bool waitForOutput(const std::string& needle, std::chrono::milliseconds timeout, int times = 1);
+  bool waitForLog(const std::string& needle, std::chrono::milliseconds timeout);
+  void signal(int sig);
+  /// Waits for exit; returns the exit code, or -1 after the timeout (then kills).
+  int wait(std::chrono::milliseconds timeout = std::chrono::seconds(60));
+  std::string out() const { return out_->text(); }
+  std::string err() const { return err_->text(); }
+  int pid() const { return static_cast<int>(handle_->id()); }
+
+ private:
+  Poco::Pipe in_, out_pipe_, err_pipe_;
+  std::unique_ptr<Poco::ProcessHandle> handle_;
+  std::unique_ptr<Capture> out_, err_;
+  bool input_open_ = true;
+  bool exited_ = false;
+  int code_ = -1;
+};
+
+struct RunResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs gantry to completion with stdin_text as its whole input.
+RunResult runGantry(const Env& env, const std::string& stdin_text,
+                    const std::vector<std::string>& args = {"run"},
+                    std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+/// Occurrences of needle in text.
+int count(const std::string& text, const std::string& needle);
+
+}  // namespace gantry::e2e
