@@ -1,0 +1,72 @@
+// A crash while a tool runs: the call is closed at the next start with a synthetic error
+// and never run again (DESIGN 4 step 7).
+#include <signal.h>
+#include <sqlite3.h>
+
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "e2e/support/gantry_process.h"
+#include "openai/fake_openai_server.h"
+
+using gantry::e2e::GantryProcess;
+using gantry::e2e::Workspace;
+using gantry::testing::FakeOpenAiServer;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// The status of every tool_calls row, oldest first (read while gantry may be running).
+std::vector<std::string> toolCallStatuses(const std::string& db_path) {
+  sqlite3* db = nullptr;
+  std::vector<std::string> statuses;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 2000);
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT name || ':' || status FROM tool_calls ORDER BY id", -1,
+                           &stmt, nullptr) == SQLITE_OK) {
+      while (sqlite3_step(stmt) == SQLITE_ROW) {
+        statuses.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)));
+      }
+    }
+    sqlite3_finalize(stmt);
+  }
+  sqlite3_close(db);
+  return statuses;
+}
+
+}  // namespace
+
+TEST_CASE("a tool call running when the process is killed is closed, not replayed", "[e2e]") {
+  FakeOpenAiServer llm;
+  llm.addReply(R"({"tool_calls":[{"id":"c1","name":"slow__hang","arguments":"{}"}]})");
+  Workspace ws("crash");
+  ws.write("mcp.toml", "[[server]]\nname = \"slow\"\ncommand = \"" GANTRY_BUILD_DIR
+                       "/tests/fakes/mcp/fake_mcp_server\"\n");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  std::string db = ws.data() + "/gantry.db";
+  {
+    GantryProcess first(env);
+    first.write("run the slow tool\n");
+    std::vector<std::string> rows;
+    for (int i = 0; i < 1000 && rows.empty(); ++i) {
+      std::this_thread::sleep_for(20ms);
+      rows = toolCallStatuses(db);
+    }
+    REQUIRE(rows == std::vector<std::string>{"slow__hang:running"});
+    first.signal(SIGKILL);
+    first.wait(10s);
+  }
+  llm.addReply(R"({"content":"back after the restart"})");
+  GantryProcess second(env);
+  second.write("hello again\n");
+  second.closeInput();
+  CHECK(second.wait(60s) == 0);
+  INFO(second.err());
+  CHECK(second.err().find("tool_call_closed_after_crash") != std::string::npos);
+  CHECK(second.out().find("back after the restart") != std::string::npos);
+  CHECK(toolCallStatuses(db) == std::vector<std::string>{"slow__hang:error"});
+  // The model sees the synthetic result; nothing ran the tool again.
+  CHECK(llm.requests().back().find("interrupted by a restart") != std::string::npos);
+  CHECK(second.err().find(R"("msg":"tool_call","name":"slow__hang")") == std::string::npos);
+}
