@@ -235,12 +235,14 @@ TEST_CASE("gantry status follows the heartbeat of the running instance", "[e2e]"
   auto none = runGantry(env, "", {"status"});
   CHECK(none.code == 1);
   GantryProcess g(env);
-  REQUIRE(g.waitForLog("\"msg\":\"ready\"", 20s));
+  g.write("ping\n");
+  REQUIRE(g.waitForOutput("echo: ", 20s));
   std::this_thread::sleep_for(1500ms);
   auto alive = runGantry(env, "", {"status"});
   INFO(alive.out << alive.err);
   CHECK(alive.code == 0);
   CHECK(alive.out.find("channel stdio: last good receive") != std::string::npos);
+  CHECK(alive.out.find("model: last call ok") != std::string::npos);
   g.closeInput();
   CHECK(g.wait(20s) == 0);
   auto stopped = runGantry(env, "", {"status"});

@@ -11,6 +11,7 @@
 #include "agent/agent.h"
 #include "app/context_hooks.h"
 #include "app/core_host.h"
+#include "app/recording_provider.h"
 #include "app/signals.h"
 #include "app/status_text.h"
 #include "chat/chat_service.h"
@@ -99,7 +100,8 @@ class Daemon {
     check(modules::checkConfig(provider_module, *provider_host_));
     redactSecrets(channel_module);
     redactSecrets(provider_module);
-    provider_ = take(modules::createProvider(provider_module, *provider_host_));
+    module_provider_ = take(modules::createProvider(provider_module, *provider_host_));
+    provider_ = std::make_unique<RecordingProvider>(*module_provider_, *heartbeat_);
     channel_ = take(modules::createChannel(channel_module, *channel_host_));
     log::info("modules_loaded",
               {{"dir", dir}, {"channel", channel_module.path}, {"provider", provider_module.path}});
@@ -280,7 +282,8 @@ class Daemon {
   std::atomic<bool> stopping_{false};
   std::atomic<int64_t> last_receive_ok_{0};
   std::unique_ptr<CoreHost> channel_host_, provider_host_;
-  std::unique_ptr<Provider> provider_;
+  std::unique_ptr<Provider> module_provider_;
+  std::unique_ptr<Provider> provider_;  ///< module_provider_, recording outcomes
   std::unique_ptr<Channel> channel_;
   std::unique_ptr<mcp::McpHost> mcp_;
   std::unique_ptr<store::MemoryRepo> memory_repo_;
