@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs the build and test dependencies (as root), builds everything and runs the whole
+# test suite with CTest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "$(id -u)" = 0 ]; then ./scripts/setup-deps.sh; fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build -j"$(nproc)"
+cd build && ctest --output-on-failure -j"$(nproc)"
