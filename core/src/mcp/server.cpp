@@ -98,13 +98,20 @@ void McpServer::supervise() {
     } else {
       markDown(status.message());
       dropClient(true);
-      log::error("mcp_server_failed", {{"server", spec_.name}, {"error", status.message()}});
+      if (!stopping()) {
+        log::error("mcp_server_failed", {{"server", spec_.name}, {"error", status.message()}});
+      }
     }
     if (!sleepFor(backoff)) return;
     backoff = std::min(backoff * 2, options_.backoff_max);
     std::lock_guard lock(mutex_);
     ++status_.restarts;
   }
+}
+
+bool McpServer::stopping() const {
+  std::lock_guard lock(mutex_);
+  return stopping_;
 }
 
 bool McpServer::sleepFor(std::chrono::milliseconds delay) {

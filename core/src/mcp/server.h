@@ -73,6 +73,7 @@ class McpServer final : public tools::ToolSource {
   void dropClient(bool kill);
   std::unique_ptr<Transport> makeTransport() const;
   bool sleepFor(std::chrono::milliseconds delay);
+  bool stopping() const;
 
   const ServerSpec spec_;
   const McpOptions options_;

@@ -2,9 +2,9 @@
 // misbehaves on demand, for what real servers will not do: crash mid-call, hang, stop
 // reading, print garbage, answer with a wrong id, send a huge result, exit at start.
 //
-// Usage: fake_mcp_server [--exit-at-start] [--garbage-at-start] [--page-size N]
+// Usage: fake_mcp_server [--exit-at-start] [--garbage-at-start] [--no-memory] [--page-size N]
 // Tools: echo, crash, hang, freeze, garbage, wrong_id, big, last_cancelled, add_tool, fail,
-// rpc_error, image, structured, stderr_flood, env.
+// rpc_error, image, structured, stderr_flood, env, memory_store/recall/forget (echo back).
 
 #include <Poco/JSON/Array.h>
 #include <Poco/JSON/Object.h>
@@ -29,10 +29,10 @@ using Poco::JSON::Object;
 
 struct State {
   std::size_t page_size = 2;
-  std::vector<std::string> tools = {"echo",       "crash",        "hang",      "freeze",
-                                    "garbage",    "wrong_id",     "big",       "last_cancelled",
-                                    "add_tool",   "fail",         "rpc_error", "image",
-                                    "structured", "stderr_flood", "env"};
+  std::vector<std::string> tools = {
+      "echo",       "crash",          "hang",     "freeze",       "garbage",       "wrong_id",
+      "big",        "last_cancelled", "add_tool", "fail",         "rpc_error",     "image",
+      "structured", "stderr_flood",   "env",      "memory_store", "memory_recall", "memory_forget"};
   std::string last_cancelled = "none";
 };
 
@@ -192,6 +192,9 @@ void callTool(State& state, const Poco::Dynamic::Var& id, const Object::Ptr& par
   }
   if (name == "env") return respond(id, textResult(environmentNames()));
   if (name == "extra") return respond(id, textResult("extra ran"));
+  if (name.rfind("memory_", 0) == 0) {
+    return respond(id, textResult(name + " " + toText(params->get("arguments"))));
+  }
   respond(id, textResult("unknown tool " + name, true));
 }
 
@@ -222,6 +225,7 @@ int main(int argc, char** argv) {
       return 3;
     }
     if (arg == "--garbage-at-start") writeLine("garbage before anything");
+    if (arg == "--no-memory") state.tools.resize(state.tools.size() - 3);
     if (arg == "--page-size" && i + 1 < argc) state.page_size = std::stoul(argv[++i]);
   }
   std::cerr << "fake_mcp_server: ready" << std::endl;

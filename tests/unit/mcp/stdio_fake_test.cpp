@@ -24,7 +24,7 @@ TEST_CASE("tools of a stdio server are listed across pages and published with th
   auto host = startHost({fakeSpec({"--page-size", "2"})});
   auto* server = host->server("fake");
   REQUIRE(server->status().state == ServerState::kUp);
-  CHECK(server->status().tools_listed == 15);
+  CHECK(server->status().tools_listed == 18);
   CHECK(hasTool(server, "fake__echo"));
   CHECK(hasTool(server, "fake__env"));
   CHECK(server->serialized());
@@ -41,7 +41,7 @@ TEST_CASE("tools and exclude filter what is published but not what is listed", "
   spec.tools_prefix = "fk";
   auto host = startHost({spec});
   auto status = host->server("fake")->status();
-  CHECK(status.tools_listed == 15);
+  CHECK(status.tools_listed == 18);
   CHECK(status.tools_published == 3);
   std::vector<std::string> names;
   for (const auto& tool : host->server("fake")->tools()) names.push_back(tool.name);
@@ -228,13 +228,25 @@ TEST_CASE("the catalog repairs names of MCP tools and routes the call", "[mcp]")
   CHECK(resolution.source->call(resolution.name, R"({"text":"ok"})", context()).text == "ok");
 }
 
-TEST_CASE("the memory backend forwards to the server's memory tools or says they are missing",
-          "[mcp]") {
+TEST_CASE("the memory backend forwards to the server's memory tools", "[mcp]") {
   auto host = startHost({fakeSpec()});
+  std::string error;
+  auto backend = makeMemoryBackend(*host, "fake", &error);
+  REQUIRE(backend != nullptr);
+  CHECK(backend->tools().size() == 3);
+  auto result = backend->call("memory_recall", R"({"query":"mom"})", context());
+  CHECK(result.ok);
+  CHECK(result.text == R"(memory_recall {"query":"mom"})");
+}
+
+TEST_CASE("the memory backend is refused for an unknown server or one without the tools", "[mcp]") {
+  auto spec = fakeSpec();
+  auto host = startHost({spec});
   std::string error;
   CHECK(makeMemoryBackend(*host, "nope", &error) == nullptr);
   CHECK_THAT(error, Catch::Contains("no server \"nope\""));
-  CHECK(makeMemoryBackend(*host, "fake", &error) == nullptr);
+  auto lacking = startHost({fakeSpec({"--no-memory"})});
+  CHECK(makeMemoryBackend(*lacking, "fake", &error) == nullptr);
   CHECK_THAT(error, Catch::Contains("has no memory_store tool"));
 }
 
