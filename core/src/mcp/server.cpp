@@ -144,9 +144,7 @@ Status McpServer::connect() {
   status = refreshTools();
   if (!status.isOk()) return status;
   std::lock_guard lock(mutex_);
-  status_.state = ServerState::kUp;
   status_.protocol_version = client->protocolVersion();
-  status_.last_error.clear();
   log::info("mcp_server_up", {{"server", spec_.name},
                               {"transport", status_.transport},
                               {"protocol", status_.protocol_version},
@@ -193,6 +191,9 @@ void McpServer::publish(std::vector<RemoteTool> remote) {
   status_.tools_published = schemas.size();
   status_.est_tokens = tokens;
   published_ = std::move(schemas);
+  // Tools are only published by a connected, initialised client: the server is up.
+  status_.state = ServerState::kUp;
+  status_.last_error.clear();
   remote_by_published_ = std::move(by_published);
   remote_names_ = std::move(names);
 }
