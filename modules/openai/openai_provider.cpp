@@ -25,6 +25,8 @@ constexpr int kMaxRetries = 3;
 constexpr seconds kMaxRetryAfter{60};
 constexpr seconds kConnectTimeout{30};
 constexpr std::size_t kMaxErrorDetail = 300;
+constexpr milliseconds kEndOfBodyWait{50};
+constexpr seconds kIdleReuse{4};
 
 Poco::Timespan timespan(std::chrono::steady_clock::duration d) {
   auto micros = std::chrono::duration_cast<std::chrono::microseconds>(d).count();
@@ -180,32 +182,69 @@ OpenAiProvider::Attempt OpenAiProvider::attemptOnce(Call& call) {
   return attempt;
 }
 
+// One request on one connection: an idle pooled connection first and, when the server had
+// closed that one before replying, once more on a new connection (not counted as a retry).
 Result<ChatResponse> OpenAiProvider::exchange(Call& call, StreamAssembler& assembler) {
-  std::unique_ptr<Poco::Net::HTTPClientSession> session = openSession(call);
-  AttachedSocket attached(call.interrupt, session->socket());
+  std::unique_ptr<Poco::Net::HTTPClientSession> session = pool_.take();
+  for (;;) {
+    bool reused = session != nullptr;
+    if (!reused) session = newSession();
+    prepareSession(call, *session);
+    try {
+      bool reusable = false;
+      Result<ChatResponse> result = Status::error("model: no reply");
+      {
+        AttachedSocket attached(call.interrupt, session->socket());
+        result = converse(call, *session, assembler, &reusable);
+      }
+      if (reusable) pool_.give(std::move(session));
+      return result;
+    } catch (const Poco::Exception&) {
+      if (!reused || call.got_headers || call.interrupt.cancelled()) throw;
+      session.reset();
+    }
+  }
+}
+
+Result<ChatResponse> OpenAiProvider::converse(Call& call, Poco::Net::HTTPClientSession& session,
+                                              StreamAssembler& assembler, bool* reusable) {
   Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_POST, path_,
                                  Poco::Net::HTTPMessage::HTTP_1_1);
   request.setContentType("application/json");
   request.setContentLength(static_cast<std::streamsize>(call.body.size()));
   request.set("Accept", call.request.stream ? "text/event-stream" : "application/json");
   if (!config_.api_key.empty()) request.set("Authorization", "Bearer " + config_.api_key);
-  session->sendRequest(request).write(call.body.data(),
-                                      static_cast<std::streamsize>(call.body.size()));
+  session.sendRequest(request).write(call.body.data(),
+                                     static_cast<std::streamsize>(call.body.size()));
   Poco::Net::HTTPResponse response;
-  std::istream& in = session->receiveResponse(response);
+  std::istream& in = session.receiveResponse(response);
   in.exceptions(std::ios::badbit);
   call.got_headers = true;
   if (response.getStatus() < 200 || response.getStatus() > 299) {
     return httpFailure(call, response, in);
   }
   if (call.request.stream && response.getContentType().find("text/event-stream") == 0) {
-    return readStream(call, *session, in, assembler);
+    Result<ChatResponse> result = readStream(call, session, in, assembler);
+    *reusable = result.isOk() && response.getKeepAlive() && endOfBody(session, in);
+    return result;
   }
   std::string body;
   Poco::StreamCopier::copyToString(in, body);
+  *reusable = response.getKeepAlive();
   Result<ChatResponse> parsed = parseResponse(body);
   if (!parsed.isOk()) return bodyFailure(parsed.status().message());
   return parsed;
+}
+
+// After [DONE] only the end of the chunked body should follow; a connection is reused only
+// when it arrives at once.
+bool OpenAiProvider::endOfBody(Poco::Net::HTTPClientSession& session, std::istream& in) {
+  try {
+    session.socket().setReceiveTimeout(timespan(kEndOfBodyWait));
+    return in.peek() == std::char_traits<char>::eof();
+  } catch (const Poco::Exception&) {
+    return false;
+  }
 }
 
 Result<ChatResponse> OpenAiProvider::readStream(Call& call, Poco::Net::HTTPClientSession& session,
@@ -235,19 +274,31 @@ Result<ChatResponse> OpenAiProvider::readStream(Call& call, Poco::Net::HTTPClien
   return assembler.finish();
 }
 
-std::unique_ptr<Poco::Net::HTTPClientSession> OpenAiProvider::openSession(Call& call) {
-  Clock::duration remaining = call.deadline - Clock::now();
-  if (remaining <= Clock::duration::zero()) throw Poco::TimeoutException("call deadline");
+std::unique_ptr<Poco::Net::HTTPClientSession> OpenAiProvider::newSession() const {
   std::unique_ptr<Poco::Net::HTTPClientSession> session;
   if (tls_) {
     session = std::make_unique<Poco::Net::HTTPSClientSession>(host_name_, port_, tls_);
   } else {
     session = std::make_unique<Poco::Net::HTTPClientSession>(host_name_, port_);
   }
-  Clock::duration receive = call.request.stream ? std::min(remaining, call.silence) : remaining;
-  session->setTimeout(timespan(std::min<Clock::duration>(remaining, kConnectTimeout)),
-                      timespan(remaining), timespan(receive));
+  session->setKeepAlive(true);
+  // Below common server idle timeouts (uvicorn: 5 s), so Poco reconnects before reusing a
+  // connection the server is about to close.
+  session->setKeepAliveTimeout(Poco::Timespan(kIdleReuse.count(), 0));
   return session;
+}
+
+// Limits for this attempt; a pooled connection's socket gets them directly.
+void OpenAiProvider::prepareSession(Call& call, Poco::Net::HTTPClientSession& session) {
+  Clock::duration remaining = call.deadline - Clock::now();
+  if (remaining <= Clock::duration::zero()) throw Poco::TimeoutException("call deadline");
+  Clock::duration receive = call.request.stream ? std::min(remaining, call.silence) : remaining;
+  session.setTimeout(timespan(std::min<Clock::duration>(remaining, kConnectTimeout)),
+                     timespan(remaining), timespan(receive));
+  if (session.connected()) {
+    session.socket().setSendTimeout(timespan(remaining));
+    session.socket().setReceiveTimeout(timespan(receive));
+  }
 }
 
 // Each read may wait for the stream-silence limit, but never past the whole-call deadline.

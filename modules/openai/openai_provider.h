@@ -15,10 +15,11 @@
 #include "gantry/provider.h"
 #include "openai_config.h"
 #include "openai_stream.h"
+#include "session_pool.h"
 
 namespace gantry::openai {
 
-/// Thread-safe: each chat() uses its own connection, so calls may run concurrently.
+/// Thread-safe: concurrent chat() calls use separate connections (idle ones are pooled).
 class OpenAiProvider final : public Provider {
  public:
   /// host must outlive the provider.
@@ -42,9 +43,13 @@ class OpenAiProvider final : public Provider {
   Result<ChatResponse> run(Call& call);
   Attempt attemptOnce(Call& call);
   Result<ChatResponse> exchange(Call& call, StreamAssembler& assembler);
+  Result<ChatResponse> converse(Call& call, Poco::Net::HTTPClientSession& session,
+                                StreamAssembler& assembler, bool* reusable);
+  static bool endOfBody(Poco::Net::HTTPClientSession& session, std::istream& in);
   Result<ChatResponse> readStream(Call& call, Poco::Net::HTTPClientSession& session,
                                   std::istream& body, StreamAssembler& assembler);
-  std::unique_ptr<Poco::Net::HTTPClientSession> openSession(Call& call);
+  std::unique_ptr<Poco::Net::HTTPClientSession> newSession() const;
+  void prepareSession(Call& call, Poco::Net::HTTPClientSession& session);
   void setReadTimeout(Call& call, Poco::Net::HTTPClientSession& session);
   Status timeoutStatus(const Call& call) const;
   Status httpFailure(Call& call, const Poco::Net::HTTPResponse& response, std::istream& in);
@@ -56,6 +61,7 @@ class OpenAiProvider final : public Provider {
   std::string scheme_, host_name_, path_;
   unsigned short port_ = 0;
   Poco::Net::Context::Ptr tls_;
+  SessionPool pool_;
 };
 
 /// The module's factory: reads the configuration and builds the provider. Returns null and

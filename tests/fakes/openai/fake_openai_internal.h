@@ -53,6 +53,10 @@ struct RequestError {
 /// Returns the error, or fills *out and returns nullopt.
 std::optional<RequestError> validateRequest(const std::string& body, ParsedRequest* out);
 
+/// Sends a complete body with Content-Length (so the connection may stay open).
+void sendBody(Poco::Net::HTTPServerResponse& response, const std::string& content_type,
+              const std::string& body);
+
 /// Sends an OpenAI-style error body {"error":{message,type,param,code}}.
 void sendError(Poco::Net::HTTPServerResponse& response, int status, const std::string& message,
                const std::string& param = "", int retry_after = -1);

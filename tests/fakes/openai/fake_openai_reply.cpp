@@ -182,6 +182,12 @@ class StreamWriter {
 
 }  // namespace
 
+void sendBody(Poco::Net::HTTPServerResponse& response, const std::string& content_type,
+              const std::string& body) {
+  response.setContentType(content_type);
+  response.sendBuffer(body.data(), body.size());  // with Content-Length, so keep-alive holds
+}
+
 void sendError(Poco::Net::HTTPServerResponse& response, int status, const std::string& message,
                const std::string& param, int retry_after) {
   Object::Ptr error = new Object;
@@ -194,8 +200,7 @@ void sendError(Poco::Net::HTTPServerResponse& response, int status, const std::s
   body->set("error", error);
   response.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
   if (retry_after >= 0) response.set("Retry-After", std::to_string(retry_after));
-  response.setContentType("application/json");
-  response.send() << toJson(body);
+  sendBody(response, "application/json", toJson(body));
 }
 
 void sendCompletion(Poco::Net::HTTPServerResponse& response, const ParsedRequest& request,
@@ -221,8 +226,7 @@ void sendCompletion(Poco::Net::HTTPServerResponse& response, const ParsedRequest
   Object::Ptr body = envelope("chat.completion", request, serial);
   body->set("choices", choices);
   body->set("usage", usageOf(request, reply));
-  response.setContentType("application/json");
-  response.send() << toJson(body);
+  sendBody(response, "application/json", toJson(body));
 }
 
 void sendStream(Poco::Net::HTTPServerResponse& response, const ParsedRequest& request,

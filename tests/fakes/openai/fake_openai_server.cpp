@@ -2,6 +2,7 @@
 
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "Poco/Net/HTTPRequestHandler.h"
 #include "Poco/Net/HTTPRequestHandlerFactory.h"
@@ -19,6 +20,8 @@ namespace {
 using Poco::Net::HTTPServerRequest;
 using Poco::Net::HTTPServerResponse;
 
+constexpr int kCloseDelayMs = 50;
+
 // One line per request: compact JSON bodies are kept verbatim, others lose their newlines.
 std::string logLine(std::string body) {
   for (char& c : body) {
@@ -28,9 +31,9 @@ std::string logLine(std::string body) {
 }
 
 void sendModels(HTTPServerResponse& response) {
-  response.setContentType("application/json");
-  response.send() << R"({"object":"list","data":[{"id":"fake-model","object":"model",)"
-                  << R"("created":0,"owned_by":"gantry-tests"}]})";
+  sendBody(response, "application/json",
+           R"({"object":"list","data":[{"id":"fake-model","object":"model",)"
+           R"("created":0,"owned_by":"gantry-tests"}]})");
 }
 
 class ChatHandler final : public Poco::Net::HTTPRequestHandler {
@@ -83,11 +86,19 @@ class ChatHandler final : public Poco::Net::HTTPRequestHandler {
            request.get("Authorization", "") == "Bearer " + state_->api_key;
   }
 
+  /// gantry puts a context block ([memory], [now] lines, then a blank line) before the
+  /// current message; the echo repeats only what the user wrote.
+  static std::string withoutContextBlock(const std::string& text) {
+    if (text.empty() || text[0] != '[') return text;
+    auto end = text.find("\n\n");
+    return end == std::string::npos ? text : text.substr(end + 2);
+  }
+
   ScriptedReply nextReply(const ParsedRequest& request) {
     std::lock_guard lock(state_->mutex);
     if (state_->script.empty()) {
       ScriptedReply echo;
-      echo.content = "echo: " + request.last_user_text;
+      echo.content = "echo: " + withoutContextBlock(request.last_user_text);
       return echo;
     }
     ScriptedReply next = std::move(state_->script.front());
@@ -109,12 +120,28 @@ class ChatHandler final : public Poco::Net::HTTPRequestHandler {
       return sendError(response, scripted.status, message, "", scripted.retry_after);
     }
     if (scripted.body) {
-      response.setContentType(parsed.stream ? "text/event-stream" : "application/json");
-      response.send() << *scripted.body;
-      return;
+      return sendBody(response, parsed.stream ? "text/event-stream" : "application/json",
+                      *scripted.body);
     }
-    if (parsed.stream) return sendStream(response, parsed, scripted, serial, *state_);
-    sendCompletion(response, parsed, scripted, serial);
+    if (parsed.stream) {
+      sendStream(response, parsed, scripted, serial, *state_);
+    } else {
+      sendCompletion(response, parsed, scripted, serial);
+    }
+    if (scripted.close)
+      closeSoon(dynamic_cast<Poco::Net::HTTPServerRequestImpl&>(request).socket());
+  }
+
+  // Shuts the connection a moment after the reply went out, while the server waits for the
+  // next request on it: what an idle timeout does to a keep-alive connection.
+  void closeSoon(Poco::Net::StreamSocket socket) {
+    std::thread([socket, state = state_]() mutable {
+      state->sleepFor(kCloseDelayMs);
+      try {
+        socket.shutdown();
+      } catch (const Poco::Exception&) {  // already closed
+      }
+    }).detach();
   }
 
   std::shared_ptr<FakeOpenAiServer::State> state_;
@@ -205,6 +232,10 @@ std::uint16_t FakeOpenAiServer::port() const { return state_->port; }
 std::string FakeOpenAiServer::baseUrl() const {
   return "http://127.0.0.1:" + std::to_string(port()) + "/v1";
 }
+
+int FakeOpenAiServer::connections() const { return server_->totalConnections(); }
+
+int FakeOpenAiServer::openConnections() const { return server_->currentConnections(); }
 
 std::vector<std::string> FakeOpenAiServer::requests() const {
   std::lock_guard lock(state_->mutex);

@@ -34,6 +34,7 @@ struct ScriptedReply {
   int delay_ms = 0;                 ///< wait before replying
   int stall_ms = 0;                 ///< streaming: silence after the first delta
   bool drop = false;                ///< close the connection without a reply
+  bool close = false;               ///< close the connection after the reply (an idle timeout)
   std::optional<std::int64_t> prompt_tokens;
   std::optional<std::int64_t> completion_tokens;
 };
@@ -71,6 +72,10 @@ class FakeOpenAiServer {
   std::string baseUrl() const;
   /// Bodies of the chat-completions requests received so far, in order.
   std::vector<std::string> requests() const;
+  /// TCP connections accepted so far (keep-alive reuse shows as fewer than requests).
+  int connections() const;
+  /// Connections open right now.
+  int openConnections() const;
 
  private:
   std::shared_ptr<State> state_;

@@ -394,3 +394,28 @@ TEST_CASE("the fake writes each request body to the requests log", "[openai]") {
   CHECK(lines[0] == bench.server.requests()[0]);
   CHECK(contains(lines[1], R"("stream":true)"));
 }
+
+TEST_CASE("consecutive calls reuse one keep-alive connection", "[openai]") {
+  Bench bench;
+  for (bool stream : {false, true, false, true}) REQUIRE(bench.chat(stream).isOk());
+  CHECK(bench.server.requests().size() == 4);
+  CHECK(bench.server.connections() == 1);
+}
+
+TEST_CASE("a pooled connection the server closed is replaced without a retry", "[openai]") {
+  Bench bench;
+  bench.server.addReply(R"({"content":"first","close":true})");
+  bench.server.addReply(R"({"content":"second"})");
+  REQUIRE(bench.chat(false).isOk());
+  // Wait (bounded) until the server has closed the idle connection the provider keeps.
+  for (int i = 0; i < 1000 && bench.server.openConnections() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(bench.server.openConnections() == 0);
+  auto second = bench.chat(false);
+  REQUIRE(second.isOk());
+  CHECK(second->message.content == "second");
+  CHECK(second->attempts == 1);
+  CHECK(bench.server.connections() == 2);
+  CHECK_FALSE(bench.host.logged("retrying"));
+}
