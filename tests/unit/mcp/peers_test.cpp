@@ -92,7 +92,7 @@ TEST_CASE("server-everything over stdio: echo, sum, errors, images, long runs, t
   LogCapture logs;
   auto host = startHost({everythingStdio(script)});
   auto* server = host->server("everything");
-  REQUIRE(server->status().state == ServerState::kUp);
+  REQUIRE(eventually([&] { return server->status().state == ServerState::kUp; }));
   CHECK(published(server, "everything__echo"));
   CHECK(published(server, "everything__trigger-long-running-operation"));
   exerciseEverything(server);
