@@ -124,22 +124,19 @@ ToolResult CronTools::add(const Poco::JSON::Object& args, const std::string& cha
     return fail("cron: one-shot time \"" + schedule->text + "\" has already passed in " +
                 zone_.name + " (now " + formatLocal(now, zone_.tz) + "); give a future time");
   }
-  Result<int64_t> count = repo_.count();
-  if (!count.isOk()) return fail(count.status().message());
-  if (count.value() >= max_jobs_) {
-    return fail("cron_add: " + std::to_string(count.value()) +
-                " jobs are scheduled, the limit (CRON_MAX_JOBS) is " + std::to_string(max_jobs_) +
-                "; remove a job with cron_remove first");
-  }
   store::CronJob job;
   job.chat_id = chat_id;
   job.schedule = schedule->text;
   job.prompt = *prompt;
   job.created_at = now;
   job.next_run_at = next;
-  Result<int64_t> id = repo_.add(job);
+  Result<std::optional<int64_t>> id = repo_.addWithinLimit(job, max_jobs_);
   if (!id.isOk()) return fail(id.status().message());
-  job.id = id.value();
+  if (!id.value()) {
+    return fail("cron_add: already " + std::to_string(max_jobs_) +
+                " jobs, the most CRON_MAX_JOBS allows; remove one with cron_remove first");
+  }
+  job.id = *id.value();
   std::string once = schedule->kind == ScheduleKind::kOnce ? "; it runs once, then is removed" : "";
   return {true, "added cron job " + std::to_string(job.id) + " (" + job.schedule +
                     "): " + describeNext(job) + once};

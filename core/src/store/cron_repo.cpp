@@ -66,20 +66,37 @@ int64_t lastInsertId(Poco::Data::Session& session) {
 
 }  // namespace
 
-Result<int64_t> CronRepo::add(const CronJob& job) {
+Result<std::optional<int64_t>> CronRepo::addWithinLimit(const CronJob& job, int64_t max_jobs) {
   try {
     std::lock_guard lock(store_.mutex());
-    auto& session = store_.db().session;
-    std::string chat = job.chat_id, schedule = job.schedule, prompt = job.prompt;
-    Poco::Int64 created = job.created_at;
-    NullableInt next = toNullable(job.next_run_at), last = toNullable(job.last_run_at);
-    session << "INSERT INTO cron_jobs(chat_id, schedule, prompt, created_at, next_run_at, "
-               "last_run_at) VALUES (?, ?, ?, ?, ?, ?)",
-        use(chat), use(schedule), use(prompt), use(created), use(next), use(last), now;
-    return lastInsertId(session);
+    Poco::Int64 n = 0;
+    store_.db().session << "SELECT count(*) FROM cron_jobs", into(n), now;
+    if (n >= max_jobs) return std::optional<int64_t>();
+    return std::optional<int64_t>(insert(job));
   } catch (const Poco::Exception& e) {
     return failure("add", e);
   }
+}
+
+Result<int64_t> CronRepo::add(const CronJob& job) {
+  try {
+    std::lock_guard lock(store_.mutex());
+    return insert(job);
+  } catch (const Poco::Exception& e) {
+    return failure("add", e);
+  }
+}
+
+// Caller holds the store's lock.
+int64_t CronRepo::insert(const CronJob& job) {
+  auto& session = store_.db().session;
+  std::string chat = job.chat_id, schedule = job.schedule, prompt = job.prompt;
+  Poco::Int64 created = job.created_at;
+  NullableInt next = toNullable(job.next_run_at), last = toNullable(job.last_run_at);
+  session << "INSERT INTO cron_jobs(chat_id, schedule, prompt, created_at, next_run_at, "
+             "last_run_at) VALUES (?, ?, ?, ?, ?, ?)",
+      use(chat), use(schedule), use(prompt), use(created), use(next), use(last), now;
+  return lastInsertId(session);
 }
 
 // `where_order` holds at most one `?`, bound to `param` when given.

@@ -40,6 +40,9 @@ class CronRepo {
 
   /// Inserts a job and returns its id.
   Result<int64_t> add(const CronJob& job);
+  /// Inserts a job unless `max_jobs` jobs exist already (checked and inserted under one lock,
+  /// so concurrent calls cannot overshoot); nullopt when the limit is reached.
+  Result<std::optional<int64_t>> addWithinLimit(const CronJob& job, int64_t max_jobs);
   /// Every job, by id; or only the jobs of `chat_id` when it is given.
   Result<std::vector<CronJob>> list(const std::optional<std::string>& chat_id = std::nullopt);
   Result<std::optional<CronJob>> get(int64_t id);
@@ -61,6 +64,7 @@ class CronRepo {
   Result<std::vector<CronRun>> runs(int64_t job_id);
 
  private:
+  int64_t insert(const CronJob& job);  // throws Poco::Exception
   using Param = std::variant<std::string, int64_t>;
   Result<std::vector<CronJob>> select(const std::string& where_order,
                                       const std::optional<Param>& param);

@@ -94,3 +94,18 @@ TEST_CASE("runs are recorded with time, outcome and detail", "[cron][repo]") {
   CHECK(runs->at(0).outcome == "error");
   CHECK(runs->at(0).detail == "model timed out");
 }
+
+TEST_CASE("adding within a limit refuses once the limit is reached", "[cron][repo]") {
+  auto store = gantry::cron::test::openStore(gantry::cron::test::tempDbPath("repo_limit"));
+  CronRepo repo(*store);
+  auto first = repo.addWithinLimit(job("c", "@daily", 1), 2);
+  auto second = repo.addWithinLimit(job("c", "@daily", 1), 2);
+  auto third = repo.addWithinLimit(job("c", "@daily", 1), 2);
+  REQUIRE(first.isOk());
+  REQUIRE(second.isOk());
+  REQUIRE(third.isOk());
+  CHECK(first.value().has_value());
+  CHECK(second.value().has_value());
+  CHECK(!third.value().has_value());
+  CHECK(repo.count().value() == 2);
+}

@@ -104,8 +104,8 @@ TEST_CASE("cron_add refuses past CRON_MAX_JOBS with a clear error", "[cron][tool
   auto r = f.add("@weekly");
   CHECK(!r.ok);
   CHECK(r.text ==
-        "cron_add: 2 jobs are scheduled, the limit (CRON_MAX_JOBS) is 2; remove a job with "
-        "cron_remove first");
+        "cron_add: already 2 jobs, the most CRON_MAX_JOBS allows; remove one with cron_remove "
+        "first");
 }
 
 TEST_CASE("cron_add reports an invalid schedule with the parser's precise error", "[cron][tools]") {
