@@ -105,24 +105,28 @@ ToolResult CronTools::call(const std::string& name, const std::string& arguments
   }
 }
 
-ToolResult CronTools::add(const Poco::JSON::Object& args, const std::string& chat_id) {
+// Validates the arguments and builds the job to insert; errors are texts for the model.
+Result<store::CronJob> CronTools::newJob(const Poco::JSON::Object& args,
+                                         const std::string& chat_id) const {
   std::optional<std::string> text = stringArg(args, "schedule");
   std::optional<std::string> prompt = stringArg(args, "prompt");
-  if (!text) return fail(R"(cron_add: "schedule" must be a string such as "30 7 * * 1-5")");
+  if (!text)
+    return Status::error(R"(cron_add: "schedule" must be a string such as "30 7 * * 1-5")");
   if (!prompt || prompt->find_first_not_of(" \t\r\n") == std::string::npos) {
-    return fail(R"(cron_add: "prompt" must be a non-empty string)");
+    return Status::error(R"(cron_add: "prompt" must be a non-empty string)");
   }
   if (prompt->size() > kMaxPromptChars) {
-    return fail("cron_add: prompt is longer than " + std::to_string(kMaxPromptChars) +
-                " characters; shorten it");
+    return Status::error("cron_add: prompt is longer than " + std::to_string(kMaxPromptChars) +
+                         " characters; shorten it");
   }
   Result<Schedule> schedule = parseSchedule(*text);
-  if (!schedule.isOk()) return fail(schedule.status().message());
+  if (!schedule.isOk()) return schedule.status();
   int64_t now = clock_();
   std::optional<int64_t> next = nextRunMs(schedule.value(), now, zone_.tz, now);
   if (!next) {
-    return fail("cron: one-shot time \"" + schedule->text + "\" has already passed in " +
-                zone_.name + " (now " + formatLocal(now, zone_.tz) + "); give a future time");
+    return Status::error("cron: one-shot time \"" + schedule->text + "\" has already passed in " +
+                         zone_.name + " (now " + formatLocal(now, zone_.tz) +
+                         "); give a future time");
   }
   store::CronJob job;
   job.chat_id = chat_id;
@@ -130,16 +134,23 @@ ToolResult CronTools::add(const Poco::JSON::Object& args, const std::string& cha
   job.prompt = *prompt;
   job.created_at = now;
   job.next_run_at = next;
-  Result<std::optional<int64_t>> id = repo_.addWithinLimit(job, max_jobs_);
+  return job;
+}
+
+ToolResult CronTools::add(const Poco::JSON::Object& args, const std::string& chat_id) {
+  Result<store::CronJob> job = newJob(args, chat_id);
+  if (!job.isOk()) return fail(job.status().message());
+  Result<std::optional<int64_t>> id = repo_.addWithinLimit(job.value(), max_jobs_);
   if (!id.isOk()) return fail(id.status().message());
   if (!id.value()) {
     return fail("cron_add: already " + std::to_string(max_jobs_) +
                 " jobs, the most CRON_MAX_JOBS allows; remove one with cron_remove first");
   }
-  job.id = *id.value();
-  std::string once = schedule->kind == ScheduleKind::kOnce ? "; it runs once, then is removed" : "";
-  return {true, "added cron job " + std::to_string(job.id) + " (" + job.schedule +
-                    "): " + describeNext(job) + once};
+  job->id = *id.value();
+  Result<Schedule> schedule = parseSchedule(job->schedule);
+  bool once = schedule.isOk() && schedule->kind == ScheduleKind::kOnce;
+  return {true, "added cron job " + std::to_string(job->id) + " (" + job->schedule + "): " +
+                    describeNext(job.value()) + (once ? "; it runs once, then is removed" : "")};
 }
 
 std::string CronTools::describeNext(const store::CronJob& job) const {

@@ -33,6 +33,7 @@ class CronTools final : public tools::ToolSource {
                          const tools::CallContext& context) override;
 
  private:
+  Result<store::CronJob> newJob(const Poco::JSON::Object& args, const std::string& chat_id) const;
   tools::ToolResult add(const Poco::JSON::Object& args, const std::string& chat_id);
   tools::ToolResult list(const std::string& chat_id);
   tools::ToolResult remove(const Poco::JSON::Object& args, const std::string& chat_id);
