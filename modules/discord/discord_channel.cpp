@@ -93,6 +93,7 @@ Status DiscordChannel::run(InboundSink& sink) noexcept {
     if (!url.isOk()) return url.status();
     Gateway::Callbacks callbacks;
     callbacks.message = [&](const DiscordMessage& message) { sink.onMessage(inbound(message)); };
+    callbacks.alive = [&] { sink.onReceiveOk(); };
     return gateway_->run(url.value(), callbacks);
   });
 }

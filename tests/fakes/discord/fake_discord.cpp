@@ -190,6 +190,11 @@ void FakeDiscord::reconnect() {
   actions_[live_conn_].push_back({Action::kReconnect, 0});
 }
 
+void FakeDiscord::requestHeartbeat() {
+  std::lock_guard lock(mutex_);
+  actions_[live_conn_].push_back({Action::kHeartbeat, 0});
+}
+
 void FakeDiscord::invalidSession(bool resumable) {
   std::lock_guard lock(mutex_);
   actions_[live_conn_].push_back({resumable ? Action::kInvalidResumable : Action::kInvalid, 0});
@@ -298,6 +303,7 @@ bool FakeDiscord::runActions(WebSocket& socket, Conn& conn) {
   for (const auto& [action, code] : pending) {
     switch (action) {
       case Action::kReconnect: sendText(socket, opPayload(7, "null")); break;
+      case Action::kHeartbeat: sendText(socket, opPayload(1, "null")); break;
       case Action::kInvalidResumable: sendText(socket, opPayload(9, "true")); break;
       case Action::kInvalid: sendText(socket, opPayload(9, "false")); break;
       case Action::kClose: closeSocket(socket, code); return false;

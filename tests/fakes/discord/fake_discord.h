@@ -93,6 +93,8 @@ class FakeDiscord {
   std::string dispatch(const MessageSpec& spec);
   /// Sends op 7 Reconnect on the live connection.
   void reconnect();
+  /// Sends op 1 (the gateway asking for an immediate heartbeat) on the live connection.
+  void requestHeartbeat();
   /// Sends op 9 Invalid Session; not resumable also ends the session.
   void invalidSession(bool resumable);
   /// Closes the live connection with a close code.
@@ -118,7 +120,7 @@ class FakeDiscord {
     bool valid = true;
   };
   struct Conn;
-  enum class Action { kReconnect, kInvalidResumable, kInvalid, kClose };
+  enum class Action { kReconnect, kHeartbeat, kInvalidResumable, kInvalid, kClose };
 
   void handleGateway(Poco::Net::HTTPServerRequest& request,
                      Poco::Net::HTTPServerResponse& response);

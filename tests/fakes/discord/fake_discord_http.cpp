@@ -285,6 +285,8 @@ void FakeDiscord::handleControl(HTTPServerRequest& request, HTTPServerResponse& 
   }
   if (name == "reconnect") {
     reconnect();
+  } else if (name == "heartbeat") {
+    requestHeartbeat();
   } else if (name == "invalid-session") {
     invalidSession(query["resumable"] == "1");
   } else if (name == "close") {

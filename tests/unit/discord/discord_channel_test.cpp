@@ -427,3 +427,20 @@ TEST_CASE("typing is one attempt that never waits out a rate limit", "[discord]"
 }
 
 }  // namespace gantry::discord
+
+namespace gantry::discord {
+
+TEST_CASE("a heartbeat request from the gateway is answered at once", "[discord]") {
+  FakeDiscord::Options options = fastOptions();
+  options.heartbeat_interval_ms = 600000;  // the scheduled beat is minutes away
+  Rig rig(options);
+  rig.start();
+  REQUIRE(rig.waitReady());
+  int before = rig.fake.stats().heartbeats;
+  rig.fake.requestHeartbeat();
+  REQUIRE(
+      rig.fake.waitUntil([&](const Stats& s, const SentList&) { return s.heartbeats > before; }));
+  CHECK(rig.fake.stats().last_heartbeat_seq == 1);
+}
+
+}  // namespace gantry::discord
