@@ -136,24 +136,28 @@ Result<ChatResponse> OpenAiProvider::run(Call& call) {
       return attempt.result;
     }
     const Status& status = attempt.result.status();
-    if (!status.retryable() || attempt.delivered || call.attempts > kMaxRetries) {
-      if (call.attempts == 1 || !status.retryable()) return status;
+    // Once output reached the callbacks a retry would repeat it.
+    if (!status.retryable() || attempt.delivered) return status;
+    if (call.attempts > kMaxRetries) {
       return Status::retry(status.message() + " (gave up after " + std::to_string(call.attempts) +
                            " attempts)");
     }
-    Clock::duration delay = seconds(1 << (call.attempts - 1));
-    if (call.retry_after_s >= 0)
-      delay = std::min<Clock::duration>(seconds(call.retry_after_s), kMaxRetryAfter);
+    milliseconds delay = retryDelay(call);
     if (Clock::now() + delay >= call.deadline) return status;
-    auto delay_ms = std::chrono::duration_cast<milliseconds>(delay).count();
     host_.log(LogLevel::kWarn, "model call failed; retrying",
               {{"error", status.message()},
                {"attempt", std::to_string(call.attempts)},
-               {"delay_ms", std::to_string(delay_ms)}});
-    if (!call.interrupt.sleepFor(milliseconds(delay_ms))) {
-      return Status::cancelled("model: call cancelled");
-    }
+               {"delay_ms", std::to_string(delay.count())}});
+    if (!call.interrupt.sleepFor(delay)) return Status::cancelled("model: call cancelled");
   }
+}
+
+// 1 s, 2 s, 4 s; the server's Retry-After instead when it sent one (at most 60 s).
+std::chrono::milliseconds OpenAiProvider::retryDelay(const Call& call) {
+  if (call.retry_after_s >= 0) {
+    return std::min<milliseconds>(seconds(call.retry_after_s), kMaxRetryAfter);
+  }
+  return seconds(1 << (call.attempts - 1));
 }
 
 OpenAiProvider::Attempt OpenAiProvider::attemptOnce(Call& call) {

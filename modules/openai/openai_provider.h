@@ -42,6 +42,7 @@ class OpenAiProvider final : public Provider {
 
   Result<ChatResponse> run(Call& call);
   Attempt attemptOnce(Call& call);
+  static std::chrono::milliseconds retryDelay(const Call& call);
   Result<ChatResponse> exchange(Call& call, StreamAssembler& assembler);
   Result<ChatResponse> converse(Call& call, Poco::Net::HTTPClientSession& session,
                                 StreamAssembler& assembler, bool* reusable);
