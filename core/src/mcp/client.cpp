@@ -93,11 +93,10 @@ Status Client::start(std::chrono::milliseconds timeout) {
   if (!outcome.status.isOk()) return Status::retry("initialize: " + outcome.status.message());
   status = checkInitialize(outcome.result);
   if (!status.isOk()) return status;
+  // The version header goes on every message after initialize, initialized included.
   const auto note_text = jsonrpc::notification("notifications/initialized", nullptr);
-  status = transport_->send(note_text, std::nullopt, timeout);
-  if (!status.isOk()) return status;
   transport_->initialized(protocolVersion(), init_text, note_text);
-  return Status::ok();
+  return transport_->send(note_text, std::nullopt, timeout);
 }
 
 Status Client::checkInitialize(const Poco::JSON::Object::Ptr& result) {

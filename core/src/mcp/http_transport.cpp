@@ -71,6 +71,16 @@ void HttpTransport::initialized(const std::string& version, const std::string& i
 
 Status HttpTransport::send(const std::string& text, std::optional<std::int64_t> request_id,
                            std::chrono::milliseconds timeout) {
+  if (!request_id) {
+    // Notifications and replies go out in order on the caller's thread: initialized must
+    // reach the server before the requests that follow it.
+    {
+      std::lock_guard lock(mutex_);
+      if (closed_) return Status::retry("the HTTP transport is closed");
+    }
+    Exchange exchange{text, std::nullopt, timeout, true};
+    return this->exchange(exchange, true);
+  }
   std::lock_guard lock(mutex_);
   if (closed_) return Status::retry("the HTTP transport is closed");
   reapFinished();
@@ -124,53 +134,58 @@ std::unique_ptr<Poco::Net::HTTPClientSession> HttpTransport::makeSession(
   return session;
 }
 
-Status HttpTransport::exchange(Exchange& exchange, bool allow_reinit) {
-  auto session = makeSession(exchange.timeout);
-  HTTPRequest request(HTTPRequest::HTTP_POST, uri_.getPathAndQuery(), HTTPRequest::HTTP_1_1);
+bool HttpTransport::prepare(HTTPRequest& request, const Exchange& exchange,
+                            Poco::Net::HTTPClientSession* session) {
   request.setContentType("application/json");
   request.set("Accept", "application/json, text/event-stream");
-  bool had_session = false;
-  {
-    std::lock_guard lock(mutex_);
-    for (const auto& [name, value] : options_.headers) request.set(name, value);
-    if (!session_id_.empty()) request.set("Mcp-Session-Id", session_id_);
-    if (!protocol_version_.empty()) request.set("MCP-Protocol-Version", protocol_version_);
-    had_session = !session_id_.empty();
-    if (exchange.id) in_flight_[*exchange.id] = session.get();
-  }
   request.setContentLength(static_cast<std::streamsize>(exchange.text.size()));
-  Status status;
-  int http_status = 0;
+  std::lock_guard lock(mutex_);
+  for (const auto& [name, value] : options_.headers) request.set(name, value);
+  if (!session_id_.empty()) request.set("Mcp-Session-Id", session_id_);
+  if (!protocol_version_.empty()) request.set("MCP-Protocol-Version", protocol_version_);
+  if (exchange.id) in_flight_[*exchange.id] = session;
+  return !session_id_.empty();
+}
+
+Status HttpTransport::roundTrip(Poco::Net::HTTPClientSession& session, HTTPRequest& request,
+                                Exchange& exchange, bool expiry_handled, int* http_status) {
   try {
-    session->sendRequest(request) << exchange.text;
+    session.sendRequest(request) << exchange.text;
     HTTPResponse response;
-    auto& body = session->receiveResponse(response);
-    http_status = response.getStatus();
+    auto& body = session.receiveResponse(response);
+    *http_status = response.getStatus();
     if (response.has("Mcp-Session-Id")) {
       std::lock_guard lock(mutex_);
       session_id_ = response.get("Mcp-Session-Id");
     }
-    if (http_status == 200) {
-      readBody(body, response.getContentType(), exchange);
-    } else if (http_status != 202 && !(http_status == 404 && had_session && allow_reinit)) {
-      status = Status::error("HTTP " + std::to_string(http_status) + " " + response.getReason() +
-                             ": " + readCapped(body, 300).substr(0, 300) +
-                             " (check the url and headers in the manifest)");
+    if (*http_status == 200) readBody(body, response.getContentType(), exchange);
+    if (*http_status == 200 || *http_status == 202 || (*http_status == 404 && expiry_handled)) {
+      return Status::ok();
     }
+    return Status::error("HTTP " + std::to_string(*http_status) + " " + response.getReason() +
+                         ": " + readCapped(body, 300).substr(0, 300) +
+                         " (check the url and headers in the manifest)");
   } catch (const Poco::Exception& e) {
-    status = Status::retry("POST " + options_.url + " failed: " + e.displayText());
+    return Status::retry("POST " + options_.url + " failed: " + e.displayText());
   }
+}
+
+Status HttpTransport::exchange(Exchange& exchange, bool allow_reinit) {
+  auto session = makeSession(exchange.timeout);
+  HTTPRequest request(HTTPRequest::HTTP_POST, uri_.getPathAndQuery(), HTTPRequest::HTTP_1_1);
+  const bool expiry_handled = prepare(request, exchange, session.get()) && allow_reinit;
+  int http_status = 0;
+  auto status = roundTrip(*session, request, exchange, expiry_handled, &http_status);
   {
     std::lock_guard lock(mutex_);
     if (exchange.id) in_flight_.erase(*exchange.id);
   }
-  if (http_status == 404 && had_session && allow_reinit) {
-    log::warn("mcp_session_expired", {{"server", options_.server}});
-    auto again = reinitialise(exchange.timeout);
-    if (!again.isOk()) return again;
-    return this->exchange(exchange, false);
-  }
-  return status;
+  if (http_status != 404 || !expiry_handled) return status;
+  // The session expired (the server restarted or dropped it): start a new one, retry once.
+  log::warn("mcp_session_expired", {{"server", options_.server}});
+  auto again = reinitialise(exchange.timeout);
+  if (!again.isOk()) return again;
+  return this->exchange(exchange, false);
 }
 
 Status HttpTransport::reinitialise(std::chrono::milliseconds timeout) {

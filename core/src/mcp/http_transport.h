@@ -5,6 +5,7 @@
 /// the session expired (404), DELETEs the session on close.
 
 #include <Poco/Net/HTTPClientSession.h>
+#include <Poco/Net/HTTPRequest.h>
 #include <Poco/URI.h>
 
 #include <list>
@@ -45,6 +46,11 @@ class HttpTransport final : public Transport {
   struct Exchange;
   void post(std::string text, std::optional<std::int64_t> id, std::chrono::milliseconds timeout);
   Status exchange(Exchange& exchange, bool allow_reinit);
+  /// Sets headers and registers the POST for abandon(); true when a session id was sent.
+  bool prepare(Poco::Net::HTTPRequest& request, const Exchange& exchange,
+               Poco::Net::HTTPClientSession* session);
+  Status roundTrip(Poco::Net::HTTPClientSession& session, Poco::Net::HTTPRequest& request,
+                   Exchange& exchange, bool expiry_handled, int* http_status);
   Status reinitialise(std::chrono::milliseconds timeout);
   std::unique_ptr<Poco::Net::HTTPClientSession> makeSession(std::chrono::milliseconds timeout);
   void readBody(std::istream& body, const std::string& content_type, Exchange& exchange);

@@ -87,13 +87,9 @@ void McpServer::supervise() {
   auto backoff = options_.backoff_initial;
   while (true) {
     auto status = connect();
-    {
-      std::lock_guard lock(mutex_);
-      attempted_ = true;
-      wake_.notify_all();
-    }
     if (status.isOk()) {
       backoff = options_.backoff_initial;
+      markAttempted();
       watchUntilDown();
     } else {
       markDown(status.message());
@@ -101,12 +97,19 @@ void McpServer::supervise() {
       if (!stopping()) {
         log::error("mcp_server_failed", {{"server", spec_.name}, {"error", status.message()}});
       }
+      markAttempted();
     }
     if (!sleepFor(backoff)) return;
     backoff = std::min(backoff * 2, options_.backoff_max);
     std::lock_guard lock(mutex_);
     ++status_.restarts;
   }
+}
+
+void McpServer::markAttempted() {
+  std::lock_guard lock(mutex_);
+  attempted_ = true;
+  wake_.notify_all();
 }
 
 bool McpServer::stopping() const {

@@ -74,6 +74,7 @@ class McpServer final : public tools::ToolSource {
   std::unique_ptr<Transport> makeTransport() const;
   bool sleepFor(std::chrono::milliseconds delay);
   bool stopping() const;
+  void markAttempted();
 
   const ServerSpec spec_;
   const McpOptions options_;

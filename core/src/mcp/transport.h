@@ -40,8 +40,9 @@ class Transport {
                       std::chrono::milliseconds timeout) = 0;
   /// Gives up waiting for the answer to request_id (HTTP aborts its POST). Optional.
   virtual void abandon(std::int64_t /*request_id*/) {}
-  /// Called once initialize succeeded: the negotiated protocol version, and the exact
-  /// initialize/initialized texts so a transport can re-initialise an expired session.
+  /// Called once initialize succeeded, before notifications/initialized is sent: the
+  /// negotiated protocol version, and the exact initialize/initialized texts so a
+  /// transport can re-initialise an expired session.
   virtual void initialized(const std::string& /*version*/, const std::string& /*init_request*/,
                            const std::string& /*init_notification*/) {}
   /// Closes the connection (stdio: ends the child; HTTP: DELETEs the session). Idempotent.
