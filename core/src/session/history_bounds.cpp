@@ -39,17 +39,24 @@ std::vector<long> suffixTokens(const std::vector<ChatMessage>& history) {
   return suffix;
 }
 
-// The first kept index after dropping whole unprotected turns, oldest first.
+bool fits(std::size_t kept_messages, long kept_tokens, long max_messages, long max_tokens) {
+  return static_cast<long>(kept_messages) <= max_messages && kept_tokens <= max_tokens;
+}
+
+// The first kept index after dropping whole unprotected turns, oldest first, down to the
+// low-water mark once a cap is exceeded.
 std::size_t cutByTurns(const std::vector<ChatMessage>& history, const Bounds& bounds) {
-  auto turns = turnStarts(history);
   auto suffix = suffixTokens(history);
+  if (fits(history.size(), suffix[0], bounds.max_messages, bounds.max_tokens)) return 0;
+  long percent = std::clamp(bounds.low_water_percent, 1, 100);
+  long low_messages = bounds.max_messages * percent / 100;
+  long low_tokens = static_cast<long>(bounds.max_tokens) * percent / 100;
+  auto turns = turnStarts(history);
   std::size_t protect = std::min<std::size_t>(std::max(bounds.protected_turns, 0), turns.size());
   std::size_t last_droppable = turns.size() - protect;
   for (std::size_t k = 0; k < last_droppable; ++k) {
     std::size_t cut = turns[k];
-    bool fits = static_cast<long>(history.size() - cut) <= bounds.max_messages &&
-                suffix[cut] <= bounds.max_tokens;
-    if (fits) return cut;
+    if (fits(history.size() - cut, suffix[cut], low_messages, low_tokens)) return cut;
   }
   return last_droppable < turns.size() ? turns[last_droppable] : history.size();
 }

@@ -23,6 +23,11 @@ struct Bounds {
   int max_messages = 200;   ///< HISTORY_MAX_MESSAGES: a hard cap
   int max_tokens = 128000;  ///< HISTORY_MAX_TOKENS, estimated (chars/4)
   int protected_turns = 2;  ///< the last N user turns are kept even past max_tokens
+  /// Once a cap is exceeded, turns are dropped until the history is within this percentage
+  /// of both caps. Trimming then happens every few turns instead of every turn, so the start
+  /// of the history (a local model's cached prompt prefix) stays put in between, and fewer
+  /// summary folds are needed. 100 trims just to the caps.
+  int low_water_percent = 75;
 };
 
 /// The history split into what the prompt keeps and what was dropped (oldest first both).
@@ -33,9 +38,10 @@ struct BoundResult {
 };
 
 /// Bounds history (the record in order, persona and current message not included):
-/// - whole turns (a user message and everything up to the next user message) are dropped
-///   oldest first while the history exceeds max_messages or max_tokens, except the last
-///   protected_turns turns;
+/// - nothing is dropped while the history is within max_messages and max_tokens;
+/// - otherwise whole turns (a user message and everything up to the next user message) are
+///   dropped oldest first until the history is within low_water_percent of both caps,
+///   except the last protected_turns turns;
 /// - if the protected turns alone still exceed max_messages (the hard cap), their oldest
 ///   blocks are dropped too, where a block is a user message, a plain assistant message, or
 ///   an assistant tool-call message together with its tool results — a pair is never split;

@@ -95,7 +95,10 @@ std::string joinWords(const std::vector<std::string>& words, MatchMode mode) {
   std::string query;
   const char* joiner = mode == MatchMode::kAnyWord ? " OR " : " AND ";
   for (const auto& word : words) {
-    query += (query.empty() ? "\"" : joiner + std::string("\"")) + word + "\"";
+    if (!query.empty()) query += joiner;
+    query += '"';
+    query += word;
+    query += '"';
   }
   return query;
 }
@@ -147,14 +150,20 @@ std::string quoteList(const std::vector<std::string>& words) {
   std::string list;
   for (const auto& word : words) {
     if (!isMemoryKind(word)) continue;
-    list += (list.empty() ? "'" : ",'") + word + "'";
+    if (!list.empty()) list += ',';
+    list += '\'';
+    list += word;
+    list += '\'';
   }
   return list;
 }
 
 std::string idList(const std::vector<int64_t>& ids) {
   std::string list;
-  for (int64_t id : ids) list += (list.empty() ? "" : ",") + std::to_string(id);
+  for (int64_t id : ids) {
+    if (!list.empty()) list += ',';
+    list += std::to_string(id);
+  }
   return list;
 }
 

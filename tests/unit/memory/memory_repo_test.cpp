@@ -214,3 +214,20 @@ TEST_CASE("conflicts are recorded and listed newest first", "[memory]") {
   CHECK(conflicts.value()[0].memory_subject == "city");
   CHECK(conflicts.value()[1].persona_excerpt == "USER.md: vegetarian");
 }
+
+TEST_CASE("recall ignores words that most rows contain, unless nothing else is left",
+          "[memory]") {
+  TempStore temp;
+  MemoryRepo repo(temp.store());
+  for (int i = 0; i < 150; ++i) put(repo, "fact", "note " + std::to_string(i), "the usual thing");
+  int64_t boat = put(repo, "fact", "boat", "the sailing boat is blue");
+  auto rows = repo.matchActive("where is the boat", 5, nowMs());
+  REQUIRE(rows.isOk());
+  CHECK(ids(rows.value()) == std::vector<int64_t>{boat});
+  auto common = repo.matchActive("the usual", 5, nowMs());
+  REQUIRE(common.isOk());
+  CHECK(common.value().size() == 5);
+  auto unknown = repo.matchActive("zeppelin", 5, nowMs());
+  REQUIRE(unknown.isOk());
+  CHECK(unknown.value().empty());
+}

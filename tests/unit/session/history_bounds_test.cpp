@@ -76,7 +76,7 @@ TEST_CASE("a history within bounds is kept whole", "[session]") {
 
 TEST_CASE("the message cap drops the oldest whole turns first", "[session]") {
   auto history = turns(10);  // 40 messages
-  auto bound = boundHistory(history, {10, 100000, 2});
+  auto bound = boundHistory(history, {10, 100000, 2, 100});
   REQUIRE(bound.kept.size() == 8);  // two whole turns fit in ten messages
   CHECK(bound.kept.front().content == "question 8");
   CHECK(bound.dropped.size() == 32);
@@ -90,7 +90,7 @@ TEST_CASE("the token cap drops old turns but keeps the protected ones", "[sessio
     history.push_back(user(std::string(400, 'u')));       // 100 tokens
     history.push_back(assistant(std::string(400, 'a')));  // 100 tokens
   }
-  auto bound = boundHistory(history, {200, 450, 2});
+  auto bound = boundHistory(history, {200, 450, 2, 100});
   CHECK(bound.kept.size() == 4);
   CHECK(bound.kept_tokens == 400);
   auto tight = boundHistory(history, {200, 10, 2});
@@ -167,4 +167,22 @@ TEST_CASE("collapse counts characters and finds the name from the call", "[sessi
   std::vector<ChatMessage> prompt = {call, res};
   collapseOldToolResults(prompt, 0);
   CHECK(prompt[1].content == "[tool weather__forecast: 3 chars, truncated]");
+}
+
+TEST_CASE("trimming goes down to the low-water mark so the prefix stays put", "[session]") {
+  auto history = turns(10);  // 40 messages of 4-message turns
+  auto trimmed = boundHistory(history, {20, 100000, 1, 50});
+  CHECK(trimmed.kept.size() == 8);  // within 50% of 20
+  CHECK(trimmed.kept.front().role == Role::kUser);
+  // The next turns grow the kept history again without another trim until the cap.
+  std::vector<ChatMessage> grown = trimmed.kept;
+  for (int turn = 0; turn < 3; ++turn) {
+    auto more = turns(1);
+    grown.insert(grown.end(), more.begin(), more.end());
+    auto bound = boundHistory(grown, {20, 100000, 1, 50});
+    CHECK(bound.dropped.empty());
+    CHECK(bound.kept.front().content == trimmed.kept.front().content);
+  }
+  auto within = boundHistory(turns(5), {20, 100000, 1, 50});
+  CHECK(within.dropped.empty());  // at the cap, not over it
 }

@@ -1,0 +1,185 @@
+// End to end: a 300-message conversation through the real gantry binary (CHANNEL=stdio in
+// pipe mode) against the fake OpenAI-compatible server, with small history caps. Shows the
+// request size staying bounded, the rolling summary carried forward, and a fact stored by a
+// memory_store call at message 5 recalled (hydrated) at message 290.
+
+#include <Poco/JSON/Array.h>
+#include <Poco/JSON/Object.h>
+#include <Poco/JSON/Parser.h>
+#include <Poco/Pipe.h>
+#include <Poco/PipeStream.h>
+#include <Poco/Process.h>
+#include <Poco/TemporaryFile.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "fake_openai_server.h"
+#include "store/memory_repo.h"
+#include "store/session_repo.h"
+
+using gantry::testing::FakeOpenAiServer;
+
+namespace {
+
+constexpr int kMessages = 300;
+constexpr int kMaxHistory = 12;
+const char* kFact = "the user's sister, lives in Lisbon";
+const char* kQuestion = "Where does my sister Ann live these days?";
+
+class Workspace {
+ public:
+  Workspace() : root_(Poco::TemporaryFile::tempName()) {
+    std::filesystem::create_directories(root_ + "/persona");
+    std::filesystem::create_directories(root_ + "/data");
+    std::ofstream(root_ + "/persona/IDENTITY.md") << "You are a test agent.\n";
+  }
+  ~Workspace() { std::filesystem::remove_all(root_); }
+  const std::string& root() const { return root_; }
+
+ private:
+  std::string root_;
+};
+
+Poco::Process::Env environment(const Workspace& workspace, const FakeOpenAiServer& llm) {
+  return {
+      {"CHANNEL", "stdio"},
+      {"PROVIDER", "openai"},
+      {"STDIO_FORMAT", "text"},
+      {"LLM_BASE_URL", llm.baseUrl()},
+      {"LLM_API_KEY", "test-key"},
+      {"LLM_MODEL", "fake-model"},
+      {"PERSONA_DIR", workspace.root() + "/persona"},
+      {"DATA_DIR", workspace.root() + "/data"},
+      {"MCP_MANIFEST", workspace.root() + "/none.toml"},
+      {"GANTRY_MODULE_DIR", std::string(GANTRY_BUILD_DIR) + "/modules"},
+      {"HISTORY_MAX_MESSAGES", std::to_string(kMaxHistory)},
+      {"HISTORY_MAX_TOKENS", "1500"},
+      {"MEMORY_CONSOLIDATE_MINUTES", "0"},
+      {"CRON_ENABLED", "false"},
+      {"COALESCE_SETTLE_MS", "0"},
+      {"LOG_LEVEL", "warn"},
+  };
+}
+
+// Drains a pipe on its own thread so the child never blocks on a full pipe.
+class Drain {
+ public:
+  explicit Drain(const Poco::Pipe& pipe)
+      : thread_([this, pipe] {
+          Poco::PipeInputStream in(pipe);
+          std::string line;
+          while (std::getline(in, line)) text_ += line + "\n";
+        }) {}
+  ~Drain() { join(); }
+  void join() {
+    if (thread_.joinable()) thread_.join();
+  }
+  const std::string& text() const { return text_; }  // after join()
+
+ private:
+  std::string text_;
+  std::thread thread_;
+};
+
+std::string messageText(int n) {
+  if (n == 5) return "My sister Ann lives in Lisbon now, please remember that.";
+  if (n == 290) return kQuestion;
+  return "message " + std::to_string(n) + ": an ordinary remark about the weather, the garden " +
+         "and the week ahead, long enough to count against the token estimate.";
+}
+
+struct Request {
+  std::size_t bytes = 0;
+  std::size_t messages = 0;
+  bool fold = false;  // a rolling-summary request, not a turn
+  std::string last_user;
+  std::string system;  // the first message when it is a system message
+  std::string body;
+};
+
+Request parse(const std::string& body) {
+  Poco::JSON::Parser parser;
+  auto object = parser.parse(body).extract<Poco::JSON::Object::Ptr>();
+  auto messages = object->getArray("messages");
+  Request request{body.size(), messages->size(), false, "", "", body};
+  for (std::size_t i = 0; i < messages->size(); ++i) {
+    auto message = messages->getObject(static_cast<unsigned>(i));
+    auto value = message->get("content");  // null on assistant tool-call messages
+    std::string content = value.isString() ? value.toString() : "";
+    if (message->getValue<std::string>("role") == "user") request.last_user = content;
+    if (i == 0 && message->getValue<std::string>("role") == "system") request.system = content;
+    if (i == 0 && content.find("running summary") != std::string::npos) request.fold = true;
+  }
+  return request;
+}
+
+}  // namespace
+
+TEST_CASE("a 300-message conversation stays bounded and recalls a fact from message 5",
+          "[e2e][memory]") {
+  Workspace workspace;
+  FakeOpenAiServer llm;
+  for (int i = 1; i <= 4; ++i) llm.addReply(R"({"content":"ok"})");
+  llm.addReply(R"({"tool_calls":[{"id":"call_5","name":"memory_store","arguments":)"
+               R"("{\"kind\":\"person\",\"subject\":\"Ann\",\"content\":\")" +
+               std::string(kFact) + R"(\"}"}]})");
+  llm.addReply(R"({"content":"noted"})");
+  // Everything after that (turns and summary folds) gets the fake's echo reply.
+
+  Poco::Pipe in, out, err;
+  auto handle = Poco::Process::launch(std::string(GANTRY_BUILD_DIR) + "/gantry", {"run"}, &in, &out,
+                                      &err, environment(workspace, llm));
+  Drain stdout_text(out), stderr_text(err);
+  {
+    Poco::PipeOutputStream input(in);
+    for (int n = 1; n <= kMessages; ++n) input << messageText(n) << "\n";
+  }
+  in.close(Poco::Pipe::CLOSE_WRITE);
+  int code = handle.wait();
+  stdout_text.join();
+  stderr_text.join();
+  INFO(stderr_text.text().substr(0, 4000));
+  REQUIRE(code == 0);
+
+  std::vector<Request> turns, folds;
+  for (const auto& body : llm.requests()) (parse(body).fold ? folds : turns).push_back(parse(body));
+  REQUIRE(turns.size() >= static_cast<std::size_t>(kMessages));
+  CHECK_FALSE(folds.empty());
+
+  // Bounded: no turn request carries more than the history cap plus the system and
+  // current-message parts, and late requests are no larger than a bound fixed up front.
+  std::size_t largest = 0;
+  for (const auto& turn : turns) {
+    CHECK(turn.messages <= static_cast<std::size_t>(kMaxHistory) + 4);
+    largest = std::max(largest, turn.bytes);
+  }
+  CHECK(largest < 24000);
+
+  // The fact stored at message 5 is hydrated into the request of message 290.
+  auto asked = std::find_if(turns.begin(), turns.end(), [](const Request& r) {
+    return r.last_user.find(kQuestion) != std::string::npos;
+  });
+  REQUIRE(asked != turns.end());
+  CHECK(asked->last_user.find("- (person) Ann: " + std::string(kFact)) != std::string::npos);
+
+  auto store = gantry::store::Store::open(workspace.root() + "/data/gantry.db");
+  REQUIRE(store.isOk());
+  gantry::store::MemoryRepo memory(*store.value());
+  auto rows = memory.list();
+  REQUIRE(rows.isOk());
+  REQUIRE(rows.value().size() == 1);
+  CHECK(rows.value()[0].source == "chat");
+
+  // The session's rolling summary exists and is carried into the last turn's system block.
+  auto summaries = gantry::store::SessionRepo(*store.value()).recentSummaries(0, 5);
+  REQUIRE(summaries.isOk());
+  REQUIRE(summaries.value().size() == 1);
+  const std::string& summary = summaries.value()[0].summary;
+  CHECK_FALSE(summary.empty());
+  CHECK(turns.back().system.find(summary) != std::string::npos);
+  CHECK(asked->system.find("summary") != std::string::npos);
+}
