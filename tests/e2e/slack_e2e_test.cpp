@@ -163,3 +163,31 @@ TEST_CASE("a rejected app token fails boot naming SLACK_APP_TOKEN", "[e2e][slack
   CHECK(gantry.wait() == 1);
   CHECK(gantry.err().find("SLACK_APP_TOKEN") != std::string::npos);
 }
+
+TEST_CASE("a streamed reply is edited in place and ends with the full text", "[e2e][slack]") {
+  Fixture f;
+  std::string reply;
+  for (int k = 0; k < 60; ++k) reply += "word" + std::to_string(k) + " ";
+  reply += "end.";
+  f.llm.addReply(R"({"content":")" + reply + R"(","delay_ms":200})");
+  GantryProcess gantry(f.env({{"STREAM_REPLIES", "true"}}));
+  INFO(gantry.err());
+  REQUIRE(f.connected());
+  f.dm("stream please");
+  REQUIRE(f.waitPosted("end."));
+  std::this_thread::sleep_for(500ms);
+  auto messages = f.slack.messages();
+  REQUIRE_FALSE(messages.empty());
+  const auto& last = messages.back();
+  CHECK((last.edits.empty() ? last.text : last.edits.back()) == reply);
+}
+
+TEST_CASE("slash commands arrive as text and are answered by the host", "[e2e][slack]") {
+  Fixture f;
+  GantryProcess gantry(f.env());
+  INFO(gantry.err());
+  REQUIRE(f.connected());
+  f.dm("/new");
+  REQUIRE(f.waitPosted("New session"));
+  CHECK(f.llm.requests().empty());
+}
