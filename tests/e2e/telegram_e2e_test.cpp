@@ -1,0 +1,237 @@
+// End to end: the real gantry binary with CHANNEL=telegram and its real modules, against the
+// fake Bot API and the fake OpenAI-compatible server (both in this process).
+
+#include <Poco/Pipe.h>
+#include <Poco/PipeStream.h>
+#include <Poco/Process.h>
+#include <Poco/TemporaryFile.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "fake_openai_server.h"
+#include "fake_telegram.h"
+
+using gantry::fakes::FakeTelegram;
+using gantry::fakes::SentRecord;
+using gantry::testing::FakeOpenAiServer;
+
+namespace {
+
+constexpr std::int64_t kOwner = 111;
+
+// A data dir and persona that outlive restarts of the process within one test.
+class Workspace {
+ public:
+  Workspace() : root_(Poco::TemporaryFile::tempName()) {
+    std::filesystem::create_directories(root_ + "/persona");
+    std::filesystem::create_directories(root_ + "/data");
+    std::ofstream(root_ + "/persona/IDENTITY.md") << "You are a test agent.\n";
+  }
+  ~Workspace() { std::filesystem::remove_all(root_); }
+  const std::string& root() const { return root_; }
+
+ private:
+  std::string root_;
+};
+
+// The gantry daemon as a child process; stderr is drained so it never blocks on logs.
+class Gantry {
+ public:
+  Gantry(const Workspace& workspace, const FakeTelegram& telegram, const FakeOpenAiServer& llm,
+         Poco::Process::Env extra = {}) {
+    Poco::Process::Env env = {
+        {"CHANNEL", "telegram"},
+        {"PROVIDER", "openai"},
+        {"LLM_BASE_URL", llm.baseUrl()},
+        {"LLM_API_KEY", "test-key"},
+        {"LLM_MODEL", "fake-model"},
+        {"TELEGRAM_BOT_TOKEN", telegram.token()},
+        {"TELEGRAM_ALLOWED_USERS", std::to_string(kOwner)},
+        {"TELEGRAM_API_BASE", telegram.apiBase()},
+        {"PERSONA_DIR", workspace.root() + "/persona"},
+        {"DATA_DIR", workspace.root() + "/data"},
+        {"MCP_MANIFEST", workspace.root() + "/none.toml"},
+        {"GANTRY_MODULE_DIR", std::string(GANTRY_BUILD_DIR) + "/modules"},
+        {"MEMORY_CONSOLIDATE_MINUTES", "0"},
+        {"CRON_ENABLED", "false"},
+        {"COALESCE_SETTLE_MS", "0"},
+        {"LOG_LEVEL", "debug"},
+    };
+    for (auto& [key, value] : extra) env[key] = value;
+    handle_ = std::make_unique<Poco::ProcessHandle>(Poco::Process::launch(
+        std::string(GANTRY_BUILD_DIR) + "/gantry", {"run"}, nullptr, nullptr, &err_, env));
+    drain_ = std::thread([this] {
+      Poco::PipeInputStream in(err_);
+      for (std::string line; std::getline(in, line);) {
+        std::lock_guard lock(mutex_);
+        log_ += line + "\n";
+      }
+    });
+  }
+  ~Gantry() { stop(); }
+
+  /// SIGTERM and wait for the exit code.
+  int stop() {
+    if (!handle_) return exit_code_;
+    if (Poco::Process::isRunning(*handle_)) Poco::Process::requestTermination(handle_->id());
+    exit_code_ = handle_->wait();
+    handle_.reset();
+    if (drain_.joinable()) drain_.join();
+    return exit_code_;
+  }
+  std::string log() const {
+    std::lock_guard lock(mutex_);
+    return log_;
+  }
+
+ private:
+  std::unique_ptr<Poco::ProcessHandle> handle_;
+  Poco::Pipe err_;
+  std::thread drain_;
+  mutable std::mutex mutex_;
+  std::string log_;
+  int exit_code_ = -1;
+};
+
+/// Waits (generously) until a sendMessage/editMessageText carries text containing needle.
+bool waitText(const FakeTelegram& telegram, const std::string& needle) {
+  for (int k = 0; k < 600; ++k) {
+    for (const SentRecord& record : telegram.sent()) {
+      if (record.text.find(needle) != std::string::npos) return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+std::size_t countText(const FakeTelegram& telegram, const std::string& method,
+                      const std::string& needle) {
+  std::size_t n = 0;
+  for (const SentRecord& record : telegram.sent(method)) {
+    n += record.text.find(needle) != std::string::npos;
+  }
+  return n;
+}
+
+struct Fixture {
+  Fixture() { telegram.start(); }
+  FakeTelegram telegram;
+  FakeOpenAiServer llm;
+  Workspace workspace;
+};
+
+}  // namespace
+
+TEST_CASE("a message gets a formatted reply", "[e2e][telegram]") {
+  Fixture f;
+  f.llm.addReply(R"({"content":"Hello **there**"})");
+  Gantry gantry(f.workspace, f.telegram, f.llm);
+  f.telegram.enqueueText(kOwner, "hi");
+  INFO(gantry.log());
+  REQUIRE(waitText(f.telegram, "Hello <b>there</b>"));
+  CHECK(gantry.stop() == 0);
+}
+
+TEST_CASE("a stranger's message never reaches the model", "[e2e][telegram]") {
+  Fixture f;
+  Gantry gantry(f.workspace, f.telegram, f.llm);
+  f.telegram.enqueueText(999, "stranger says hi");
+  f.telegram.enqueueText(kOwner, "owner says hi");
+  INFO(gantry.log());
+  REQUIRE(waitText(f.telegram, "echo: owner says hi"));
+  for (const std::string& request : f.llm.requests()) {
+    CHECK(request.find("stranger says hi") == std::string::npos);
+  }
+  CHECK(gantry.log().find("not in TELEGRAM_ALLOWED_USERS") != std::string::npos);
+}
+
+TEST_CASE("a long reply is split into several messages", "[e2e][telegram]") {
+  Fixture f;
+  std::string reply;
+  for (int k = 0; k < 400; ++k)
+    reply += "Sentence number " + std::to_string(k) + " of the reply.\\n";
+  f.llm.addReply(R"({"content":")" + reply + R"("})");
+  Gantry gantry(f.workspace, f.telegram, f.llm);
+  f.telegram.enqueueText(kOwner, "tell me a lot");
+  INFO(gantry.log());
+  REQUIRE(waitText(f.telegram, "Sentence number 399 of the reply."));
+  CHECK(countText(f.telegram, "sendMessage", "Sentence number") >= 3);
+  for (const SentRecord& record : f.telegram.sent("sendMessage")) {
+    CHECK(gantry::fakes::utf16Length(record.text) <= 4096);
+  }
+}
+
+TEST_CASE("streamed edits arrive in order and the last shows the full reply", "[e2e][telegram]") {
+  Fixture f;
+  std::string reply;
+  for (int k = 0; k < 60; ++k) reply += "word" + std::to_string(k) + " ";
+  reply += "end.";
+  f.llm.addReply(R"({"content":")" + reply + R"(","delay_ms":200})");
+  Gantry gantry(f.workspace, f.telegram, f.llm, {{"STREAM_REPLIES", "true"}});
+  f.telegram.enqueueText(kOwner, "stream please");
+  INFO(gantry.log());
+  REQUIRE(waitText(f.telegram, "end."));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  std::vector<std::string> shown;
+  for (const SentRecord& record : f.telegram.sent()) {
+    if (record.method != "sendMessage" && record.method != "editMessageText") continue;
+    if (reply.rfind(record.text, 0) == 0) shown.push_back(record.text);
+  }
+  REQUIRE_FALSE(shown.empty());
+  CHECK(shown.back() == reply);
+  CHECK_FALSE(f.telegram.sent("editMessageText").empty());
+  for (std::size_t k = 1; k < shown.size(); ++k) CHECK(shown[k - 1].size() <= shown[k].size());
+}
+
+TEST_CASE("three quick bubbles become one turn", "[e2e][telegram]") {
+  Fixture f;
+  f.llm.addReply(R"({"content":"first attempt","delay_ms":3000})");
+  Gantry gantry(f.workspace, f.telegram, f.llm, {{"COALESCE_SETTLE_MS", "500"}});
+  f.telegram.enqueueText(kOwner, "bubble one");
+  REQUIRE(f.telegram.waitCalls("sendChatAction", 1));
+  f.telegram.enqueueText(kOwner, "bubble two");
+  f.telegram.enqueueText(kOwner, "bubble three");
+  INFO(gantry.log());
+  REQUIRE(waitText(f.telegram, "bubble three"));
+  std::string last = f.llm.requests().back();
+  CHECK(last.find("bubble one") != std::string::npos);
+  CHECK(last.find("bubble two") != std::string::npos);
+  CHECK(countText(f.telegram, "sendMessage", "echo:") == 1);
+  CHECK(countText(f.telegram, "sendMessage", "first attempt") == 0);
+}
+
+TEST_CASE("a restart does not handle an update twice", "[e2e][telegram]") {
+  Fixture f;
+  {
+    Gantry gantry(f.workspace, f.telegram, f.llm);
+    f.telegram.enqueueText(kOwner, "before restart");
+    INFO(gantry.log());
+    REQUIRE(waitText(f.telegram, "echo: before restart"));
+    CHECK(gantry.stop() == 0);
+  }
+  Gantry restarted(f.workspace, f.telegram, f.llm);
+  f.telegram.enqueueText(kOwner, "after restart");
+  INFO(restarted.log());
+  REQUIRE(waitText(f.telegram, "echo: after restart"));
+  CHECK(countText(f.telegram, "sendMessage", "echo: before restart") == 1);
+  std::size_t seen = 0;
+  for (const std::string& request : f.llm.requests()) {
+    seen += request.find("before restart") != std::string::npos &&
+            request.find("after restart") == std::string::npos;
+  }
+  CHECK(seen == 1);
+}
+
+TEST_CASE("a 429 storm delays the reply but loses nothing", "[e2e][telegram]") {
+  Fixture f;
+  f.telegram.addFault({"sendMessage", 429, "", 1, false, 3});
+  Gantry gantry(f.workspace, f.telegram, f.llm);
+  f.telegram.enqueueText(kOwner, "storm");
+  INFO(gantry.log());
+  REQUIRE(waitText(f.telegram, "echo: storm"));
+  CHECK(f.telegram.calls("sendMessage") >= 4);
+}
