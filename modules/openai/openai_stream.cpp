@@ -156,7 +156,9 @@ Status StreamAssembler::onChoice(const rapidjson::Value& choice) {
   const rapidjson::Value* calls = json::member(*delta, "tool_calls");
   if (calls == nullptr) return Status::ok();
   if (!calls->IsArray()) return Status::error("delta.tool_calls is not an array");
-  for (rapidjson::SizeType i = 0; i < calls->Size(); ++i) toolDelta((*calls)[i], i);
+  for (rapidjson::SizeType i = 0; i < calls->Size(); ++i) {
+    toolDelta((*calls)[i], static_cast<int>(i));
+  }
   return Status::ok();
 }
 

@@ -75,12 +75,15 @@ std::optional<RequestError> checkMessages(const Array::Ptr& messages, ParsedRequ
   for (std::size_t i = 0; i < messages->size(); ++i) {
     Object::Ptr message = messages->getObject(i);
     std::string param = "messages.[" + std::to_string(i) + "]";
-    if (!message)
+    if (!message) {
       return RequestError{"Invalid type for '" + param + "': expected an object.", param};
+    }
     std::string role = message->optValue<std::string>("role", "");
     if (!kRoles.count(role)) {
-      return RequestError{"Invalid value for '" + param + ".role': '" + role + "'.",
-                          param + ".role"};
+      std::string message_text = "Invalid value for '" + param + ".role': '";
+      message_text += role;
+      message_text += "'.";
+      return RequestError{message_text, param + ".role"};
     }
     if (role == "user") out->last_user_text = textOf(message);
   }
