@@ -74,6 +74,14 @@ class Gantry {
   }
   ~Gantry() { stop(); }
 
+  /// Waits for the process to exit on its own.
+  int wait() {
+    if (!handle_) return exit_code_;
+    exit_code_ = handle_->wait();
+    handle_.reset();
+    if (drain_.joinable()) drain_.join();
+    return exit_code_;
+  }
   /// SIGTERM and wait for the exit code.
   int stop() {
     if (!handle_) return exit_code_;
@@ -234,4 +242,22 @@ TEST_CASE("a 429 storm delays the reply but loses nothing", "[e2e][telegram]") {
   INFO(gantry.log());
   REQUIRE(waitText(f.telegram, "echo: storm"));
   CHECK(f.telegram.calls("sendMessage") >= 4);
+}
+
+TEST_CASE("an inbound photo reaches the model as an image part", "[e2e][telegram]") {
+  Fixture f;
+  f.telegram.addFile("P1", "photos/file_1.jpg", std::string("\xFF\xD8\xFF\xE0photo-bytes", 15));
+  Gantry gantry(f.workspace, f.telegram, f.llm);
+  f.telegram.enqueuePhoto(kOwner, "P1", "what is this");
+  INFO(gantry.log());
+  REQUIRE(waitText(f.telegram, "echo: what is this"));
+  REQUIRE_FALSE(f.llm.requests().empty());
+  CHECK(f.llm.requests().back().find("data:image/jpeg;base64,") != std::string::npos);
+}
+
+TEST_CASE("a bad token stops gantry with a clear error", "[e2e][telegram]") {
+  Fixture f;
+  Gantry gantry(f.workspace, f.telegram, f.llm, {{"TELEGRAM_BOT_TOKEN", "999:wrong"}});
+  CHECK(gantry.wait() == 1);
+  CHECK(gantry.log().find("HTTP 401 Unauthorized (check TELEGRAM_BOT_TOKEN)") != std::string::npos);
 }
