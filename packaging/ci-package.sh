@@ -96,6 +96,8 @@ stdio_turn() {
     echo "--- stdout"; cat "$work/turn.out"; echo "--- stderr"; cat "$work/turn.err"
     fail "stdio turn: exit $status, expected the line 'echo: hello' on stdout"
   fi
+  grep -q /usr/lib/gantry/modules/channel_stdio.so "$work/turn.err" ||
+    fail "stdio turn did not load the installed modules: $(cat "$work/turn.err")"
   echo "reply: $(cat "$work/turn.out")"
 }
 
