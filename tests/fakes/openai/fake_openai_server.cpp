@@ -88,10 +88,13 @@ class ChatHandler final : public Poco::Net::HTTPRequestHandler {
 
   /// gantry puts a context block ([memory], [now] lines, then a blank line) before the
   /// current message; the echo repeats only what the user wrote.
-  static std::string withoutContextBlock(const std::string& text) {
-    if (text.empty() || text[0] != '[') return text;
-    auto end = text.find("\n\n");
-    return end == std::string::npos ? text : text.substr(end + 2);
+  static std::string withoutContextBlock(std::string text) {
+    while (text.rfind("[memory]", 0) == 0 || text.rfind("[now]", 0) == 0) {
+      auto end = text.find("\n\n");
+      if (end == std::string::npos) break;
+      text.erase(0, end + 2);
+    }
+    return text;
   }
 
   ScriptedReply nextReply(const ParsedRequest& request) {

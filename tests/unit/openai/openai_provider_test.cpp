@@ -419,3 +419,11 @@ TEST_CASE("a pooled connection the server closed is replaced without a retry", "
   CHECK(bench.server.connections() == 2);
   CHECK_FALSE(bench.host.logged("retrying"));
 }
+
+TEST_CASE("the echo leaves out gantry's context blocks before the user's words", "[openai]") {
+  Bench bench;
+  bench.messages[0].content = "[memory]\n- (fact) sky: blue\n\n[now] 2026-11-30 22:00\n\nwhat now?";
+  auto response = bench.chat(false);
+  REQUIRE(response.isOk());
+  CHECK(response->message.content == "echo: what now?");
+}
