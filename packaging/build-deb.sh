@@ -11,7 +11,7 @@
 # Environment:
 #   GANTRY_DEB_TESTS=1    build and run the tests inside the package build (default: off;
 #                         CI runs them separately), i.e. no DEB_BUILD_OPTIONS=nocheck
-#   GANTRY_DEB_JOBS=N     parallel jobs (default 2)
+#   GANTRY_DEB_JOBS=N     parallel jobs (default: nproc)
 #   GANTRY_DEB_FROM=HEAD  package the last commit (git archive) instead of the work tree
 #   GANTRY_DEB_STAGE=DIR  staging directory (default build-pkg/stage); its fixed path
 #                         keeps ccache hits across builds
@@ -20,7 +20,7 @@ set -euo pipefail
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${1:-$src/build-pkg/out}
 stage_root=${GANTRY_DEB_STAGE:-$src/build-pkg/stage}
-jobs=${GANTRY_DEB_JOBS:-2}
+jobs=${GANTRY_DEB_JOBS:-$(nproc)}
 
 version=$(dpkg-parsechangelog -l "$src/packaging/debian/changelog" -S Version)
 stage=$stage_root/gantry-$version
