@@ -30,6 +30,7 @@ Result<std::unique_ptr<SocketConnection>> SocketConnection::open(const std::stri
                                                                  SocketListener& listener, int id) {
   try {
     auto session = openSession(url, tls);
+    session->setTimeout(Poco::Timespan(10, 0));  // a stuck handshake must not delay stop()
     Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_GET, Poco::URI(url).getPathEtc(),
                                    Poco::Net::HTTPMessage::HTTP_1_1);
     Poco::Net::HTTPResponse response;
