@@ -89,9 +89,16 @@ class Gantry {
     if (drain_.joinable()) drain_.join();
     return exit_code_;
   }
-  /// Waits (generously) for the process to exit by itself, then stops it.
+  /// Waits (generously) for the process to exit by itself, else stops it.
   int wait() {
-    for (int k = 0; k < 1200 && handle_ && Poco::Process::isRunning(*handle_); ++k) {
+    for (int k = 0; k < 1200 && handle_; ++k) {
+      int code = handle_->tryWait();  // reaps the child; -1 while it runs
+      if (code != -1) {
+        exit_code_ = code;
+        handle_.reset();
+        if (drain_.joinable()) drain_.join();
+        return exit_code_;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     return stop();
