@@ -261,3 +261,15 @@ TEST_CASE("a bad token stops gantry with a clear error", "[e2e][telegram]") {
   CHECK(gantry.wait() == 1);
   CHECK(gantry.log().find("HTTP 401 Unauthorized (check TELEGRAM_BOT_TOKEN)") != std::string::npos);
 }
+
+TEST_CASE("a reply with a markdown image goes out as a photo and its text", "[e2e][telegram]") {
+  Fixture f;
+  f.llm.addReply(R"({"content":"Here it is ![cat](https://example.com/cat.png) enjoy"})");
+  Gantry gantry(f.workspace, f.telegram, f.llm);
+  f.telegram.enqueueText(kOwner, "show me a cat");
+  INFO(gantry.log());
+  REQUIRE(f.telegram.waitSent(1, "sendPhoto"));
+  auto photos = f.telegram.sent("sendPhoto");
+  CHECK(photos[0].photo == "https://example.com/cat.png");
+  CHECK(waitText(f.telegram, "Here it is"));
+}
