@@ -46,7 +46,7 @@ rm -rf "$stage/debian"
 cp -r "$src/packaging/debian" "$stage/debian"
 
 if [ "${GANTRY_DEB_TESTS:-0}" != "1" ]; then
-  export DEB_BUILD_OPTIONS="nocheck ${DEB_BUILD_OPTIONS:-}"
+  export DEB_BUILD_OPTIONS="nocheck terse ${DEB_BUILD_OPTIONS:-}"
   export DEB_BUILD_PROFILES="nocheck ${DEB_BUILD_PROFILES:-}"
 fi
 # debhelper points HOME at a scratch dir; keep using the caller's compiler cache.
