@@ -15,9 +15,7 @@ void CallInterrupt::State::fire() {
   wake.notify_all();
 }
 
-// CancelToken::subscribe is not const although the token is handed to providers as const;
-// subscribing is the documented way to interrupt blocking I/O, so the const is cast away.
-CallInterrupt::CallInterrupt(const CancelToken& token) : token_(const_cast<CancelToken&>(token)) {
+CallInterrupt::CallInterrupt(const CancelToken& token) : token_(token) {
   subscription_ = token_.subscribe([state = state_] { state->fire(); });
 }
 

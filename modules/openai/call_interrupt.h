@@ -38,7 +38,7 @@ class CallInterrupt {
     void fire();
   };
 
-  CancelToken& token_;
+  const CancelToken& token_;
   std::shared_ptr<State> state_ = std::make_shared<State>();
   std::size_t subscription_ = 0;
 };

@@ -31,7 +31,7 @@ class CancelToken {
 
   /// Registers a callback run at cancel(); runs it at once when already cancelled.
   /// Returns an id for unsubscribe(). The callback must stay valid until unsubscribed.
-  std::size_t subscribe(std::function<void()> callback) {
+  std::size_t subscribe(std::function<void()> callback) const {
     {
       std::lock_guard lock(mutex_);
       if (!cancelled_) {
@@ -44,15 +44,17 @@ class CancelToken {
   }
 
   /// Drops the callback registered under id (a no-op after cancel()).
-  void unsubscribe(std::size_t id) {
+  void unsubscribe(std::size_t id) const {
     std::lock_guard lock(mutex_);
     if (id > 0 && id <= callbacks_.size()) callbacks_[id - 1] = [] {};
   }
 
  private:
   std::atomic<bool> cancelled_{false};
-  std::mutex mutex_;
-  std::vector<std::function<void()>> callbacks_;
+  // Subscribing does not change whether the token is cancelled, so it works on a const
+  // token (modules receive `const CancelToken&`).
+  mutable std::mutex mutex_;
+  mutable std::vector<std::function<void()>> callbacks_;
 };
 
 }  // namespace gantry

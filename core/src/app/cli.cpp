@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/daemon.h"
+#include "app/doctor_command.h"
 #include "app/init_command.h"
 #include "app/status_command.h"
 #include "config/config.h"
@@ -41,6 +42,7 @@ commands:
   auth NAME           run the auth command of MCP server NAME
   memory list [--kind K] [--conflicts] | search QUERY | forget ID
   cron list | rm ID
+  doctor [--repair]   check the database (FTS index, tool calls left running); --repair fixes
   help                this text; `gantry COMMAND --help` for one command
 
 exit codes: 0 success, 1 runtime or configuration error, 2 usage error
@@ -169,7 +171,7 @@ int main(int argc, char** argv) {
   static const std::map<std::string, int (*)(const Args&)> kCommands = {
       {"run", runCommand},     {"version", versionCommand}, {"status", statusCommand},
       {"tools", toolsCommand}, {"auth", authCommand},       {"memory", memoryCommand},
-      {"cron", cronCommand}};
+      {"cron", cronCommand},   {"doctor", doctorCommand}};
   if (command == "help" || command == "--help" || command == "-h") {
     std::cout << kUsage;
     return 0;

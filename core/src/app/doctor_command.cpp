@@ -1,0 +1,56 @@
+#include "app/doctor_command.h"
+
+#include <filesystem>
+#include <iostream>
+
+#include "config/config.h"
+#include "store/maintenance.h"
+#include "store/message_repo.h"
+
+namespace fs = std::filesystem;
+
+namespace gantry::app {
+namespace {
+
+int check(store::Store& store, bool repair) {
+  int problems = 0;
+  std::cout << "quick_check: ok\n";  // Store::open refuses a database that fails it
+  if (Status s = store::checkFts(store); !s.isOk()) {
+    std::cout << "memory_fts: " << s.message() << "\n";
+    if (repair) {
+      Status fixed = store::rebuildFts(store);
+      std::cout << "memory_fts: " << (fixed.isOk() ? "rebuilt" : fixed.message()) << "\n";
+      problems += fixed.isOk() ? 0 : 1;
+    } else {
+      ++problems;
+    }
+  } else {
+    std::cout << "memory_fts: ok\n";
+  }
+  if (repair) {
+    auto closed = store::MessageRepo(store).closeOrphanedToolCalls();
+    if (!closed.isOk()) return std::cerr << "gantry: " << closed.status().message() << "\n", 1;
+    std::cout << "tool calls closed: " << closed->size() << "\n";
+  }
+  return problems == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int doctorCommand(const std::vector<std::string>& args) {
+  bool repair = args.size() == 1 && args[0] == "--repair";
+  if (!args.empty() && !repair) {
+    bool help = args[0] == "--help" || args[0] == "-h";
+    (help ? std::cout : std::cerr) << "usage: gantry doctor [--repair]\n";
+    return help ? 0 : 2;
+  }
+  auto config = config::load(config::processEnv());
+  if (!config.isOk()) return std::cerr << "gantry: " << config.status().message() << "\n", 1;
+  auto path = (fs::path(config->data_dir) / "gantry.db").string();
+  if (!fs::exists(path)) return std::cerr << "gantry: no database at " << path << "\n", 1;
+  auto store = store::Store::open(path);
+  if (!store.isOk()) return std::cerr << "gantry: " << store.status().message() << "\n", 1;
+  return check(*store.value(), repair);
+}
+
+}  // namespace gantry::app
