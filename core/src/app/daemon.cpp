@@ -259,8 +259,10 @@ class Daemon {
       stopping_ = true;
     }
     stop_cv_.notify_all();
-    if (scheduler_) scheduler_->stop();
+    // The chat service first: it bounds and then cancels in-flight turns, cron's included,
+    // so the scheduler's stop never waits behind a model call.
     chat_->shutdown(kShutdownBound);
+    if (scheduler_) scheduler_->stop();
     if (consolidator_) consolidator_->stop();
     if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
     heartbeat_->stopped();

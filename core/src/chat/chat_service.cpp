@@ -45,6 +45,8 @@ class ChatService::Worker {
     }
     cv_.notify_all();
     thread_.join();
+    // Scheduled turns that never started are answered, so no caller waits forever.
+    for (auto& job : scheduled_) job->done.set_value(Status::cancelled("shutting down"));
   }
 
   void addBubble(InboundMessage message) {
@@ -209,13 +211,19 @@ class ChatService::Worker {
       return;
     }
     auto image = findImage(result.reply);
-    if (!image) {
+    if (!image || (s_.options_.stream.stream && s_.caps_.raw_stream)) {  // a terminal shows the URL
       observer.finish(result.reply);
       return;
     }
-    if (!image->caption.empty()) observer.finish(image->caption);
-    auto sent = s_.channel_.sendPhoto(chat_id_, Image{{}, {}, image->url}, "");
-    if (!sent.isOk()) s_.channel_.send(chat_id_, image->url);
+    // A streamed bubble already shows the text: it becomes the text alone, the photo follows.
+    bool streamed = s_.options_.stream.stream && s_.caps_.can_edit;
+    if (streamed && !image->caption.empty()) observer.finish(image->caption);
+    std::string caption = streamed ? "" : image->caption;
+    auto sent = s_.channel_.sendPhoto(chat_id_, Image{{}, {}, image->url}, caption);
+    if (!sent.isOk()) {
+      log::warn("photo_send_failed", {{"error", sent.status().message()}});
+      observer.finish(result.reply);
+    }
   }
 
   /// Keeps the typing indicator alive while a turn runs.
