@@ -33,6 +33,7 @@ constexpr const char* kActive =
 constexpr std::size_t kMaxQueryWords = 32;
 constexpr std::size_t kMaxSelectiveWords = 8;
 constexpr Poco::Int64 kCommonFloor = 100;
+constexpr Poco::Int64 kDocBudget = 500;
 
 MemoryRow toRow(const RowTuple& t) {
   MemoryRow row;
@@ -103,46 +104,47 @@ std::string joinWords(const std::vector<std::string>& words, MatchMode mode) {
   return query;
 }
 
-bool isAscii(const std::string& word) {
-  return std::all_of(word.begin(), word.end(),
-                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+// How many rows contain word, counted up to cap (FTS5 stops reading its index there). The
+// word goes through the table's own tokenizer, so case and accents fold as in a search.
+Poco::Int64 documentFrequency(Poco::Data::Session& session, const std::string& word,
+                              Poco::Int64 cap) {
+  std::string phrase = "\"" + word + "\"";
+  Poco::Int64 docs = 0;
+  session << "SELECT COUNT(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? "
+             "LIMIT ?)",
+      use(phrase), use(cap), into(docs), now;
+  return docs;
 }
 
-// Rows containing word according to the FTS index; -1 when the index cannot tell (non-ASCII
-// words are case- and accent-folded by the tokenizer, so the vocabulary spells them otherwise).
-Poco::Int64 documentFrequency(Poco::Data::Session& session, const std::string& word) {
-  if (!isAscii(word)) return -1;
-  std::string term = word;
-  for (char& c : term) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::vector<Poco::Int64> docs;
-  session << "SELECT doc FROM temp.memory_vocab WHERE term = ?", use(term), into(docs), now;
-  return docs.empty() ? 0 : docs.front();
-}
-
-// Keeps the informative words of an OR query: words no row contains are dropped, and words
-// in more than 5% of the rows (say "the", "my") are dropped unless nothing rarer is left, in
-// which case the rarest one stays. Bounds the work of a recall: a common word would make
-// bm25 rank nearly every row, while it adds almost nothing to the ranking.
+// Keeps the informative words of an OR query, rarest first: words no row contains are
+// dropped, words in more than 5% of the rows (at most kDocBudget rows; say "the", "my") are
+// dropped, and words stop
+// being added once they would match more than kDocBudget rows together; when nothing is left
+// the rarest word stays. Bounds the work of a recall whatever the table size: a common word
+// would make bm25 score nearly every row while adding almost nothing to the ranking.
 std::vector<std::string> selectiveWords(Poco::Data::Session& session,
-                                        const std::vector<std::string>& words) {
-  session << "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_vocab "
-             "USING fts5vocab(main, 'memory_fts', 'row')",
-      now;
-  Poco::Int64 rows = 0;
-  session << "SELECT COUNT(*) FROM memory", into(rows), now;
-  Poco::Int64 common = std::max<Poco::Int64>(kCommonFloor, rows / 20);
+                                        const std::vector<std::string>& words, bool* broad) {
+  Poco::Int64 rows = 0;  // the largest id: an upper bound of the row count, read from the index
+  session << "SELECT IFNULL(MAX(id), 0) FROM memory", into(rows), now;
+  Poco::Int64 common = std::min(std::max<Poco::Int64>(kCommonFloor, rows / 20), kDocBudget);
   std::vector<std::pair<Poco::Int64, std::string>> ranked;
   for (const auto& word : words) {
-    Poco::Int64 docs = documentFrequency(session, word);
+    Poco::Int64 docs = documentFrequency(session, word, common + 1);
     if (docs != 0) ranked.emplace_back(docs, word);
   }
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::string> kept;
+  Poco::Int64 matched = 0;
   for (const auto& [docs, word] : ranked) {
-    if (docs <= common && kept.size() < kMaxSelectiveWords) kept.push_back(word);
+    if (docs > common || kept.size() == kMaxSelectiveWords || matched + docs > kDocBudget) break;
+    kept.push_back(word);
+    matched += docs;
   }
-  if (kept.empty() && !ranked.empty()) kept.push_back(ranked.front().second);
+  if (kept.empty() && !ranked.empty()) {
+    kept.push_back(ranked.front().second);
+    *broad = ranked.front().first > common;
+  }
   return kept;
 }
 
@@ -168,10 +170,28 @@ std::string idList(const std::vector<int64_t>& ids) {
 }
 
 // The MATCH expression for query: every word for kAllWords, the informative ones for kAnyWord.
-std::string matchFor(Poco::Data::Session& session, std::string_view query, MatchMode mode) {
+// An FTS5 MATCH expression and how to order its hits.
+struct Match {
+  std::string expression;  ///< "" when nothing can match
+  /// The only word left is a common one: the newest hits are taken (FTS5 walks its index
+  /// backwards and stops at the limit) instead of scoring every hit, with relevance 0.
+  bool broad = false;
+
+  std::string relevance() const { return broad ? "0.0" : kRelevance; }
+  std::string order() const {
+    return broad ? " ORDER BY memory_fts.rowid DESC" : " ORDER BY bm25(memory_fts, 2.0, 1.0)";
+  }
+};
+
+// The match for query: every word for kAllWords, the informative ones for kAnyWord.
+Match matchFor(Poco::Data::Session& session, std::string_view query, MatchMode mode) {
+  Match match;
   auto words = queryWords(query);
-  if (mode == MatchMode::kAnyWord && !words.empty()) words = selectiveWords(session, words);
-  return joinWords(words, mode);
+  if (mode == MatchMode::kAnyWord && !words.empty()) {
+    words = selectiveWords(session, words, &match.broad);
+  }
+  match.expression = joinWords(words, mode);
+  return match;
 }
 
 // The ids of row `id` and of every row it transitively superseded.
@@ -236,32 +256,33 @@ Result<std::vector<MemoryRow>> MemoryRepo::matchActive(std::string_view query, i
   if (queryWords(query).empty() || limit <= 0) return std::vector<MemoryRow>();
   return locked(store_, "recall",
                 [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
-                  std::string match = matchFor(session, query, mode);
+                  Match match = matchFor(session, query, mode);
                   std::vector<RowTuple> rows;
-                  if (match.empty()) return toRows(rows);
+                  if (match.expression.empty()) return toRows(rows);
                   Poco::Int64 at = now_ms;
-                  session << std::string("SELECT ") + kColumns + ", " + kRelevance +
+                  session << std::string("SELECT ") + kColumns + ", " + match.relevance() +
                                  " FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid "
                                  "WHERE memory_fts MATCH ? AND " +
-                                 kActive + " ORDER BY bm25(memory_fts, 2.0, 1.0) LIMIT ?",
-                      use(match), use(at), use(limit), into(rows), now;
+                                 kActive + match.order() + " LIMIT ?",
+                      use(match.expression), use(at), use(limit), into(rows), now;
                   return toRows(rows);
                 });
 }
 
 Result<std::vector<MemoryRow>> MemoryRepo::search(std::string_view query, int limit) {
   if (queryWords(query).empty() || limit <= 0) return std::vector<MemoryRow>();
-  return locked(
-      store_, "search", [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
-        std::string match = matchFor(session, query, MatchMode::kAnyWord);
-        std::vector<RowTuple> rows;
-        if (match.empty()) return toRows(rows);
-        session << std::string("SELECT ") + kColumns + ", " + kRelevance +
-                       " FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid "
-                       "WHERE memory_fts MATCH ? ORDER BY bm25(memory_fts, 2.0, 1.0) LIMIT ?",
-            use(match), use(limit), into(rows), now;
-        return toRows(rows);
-      });
+  return locked(store_, "search",
+                [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
+                  Match match = matchFor(session, query, MatchMode::kAnyWord);
+                  std::vector<RowTuple> rows;
+                  if (match.expression.empty()) return toRows(rows);
+                  session << std::string("SELECT ") + kColumns + ", " + match.relevance() +
+                                 " FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid "
+                                 "WHERE memory_fts MATCH ?" +
+                                 match.order() + " LIMIT ?",
+                      use(match.expression), use(limit), into(rows), now;
+                  return toRows(rows);
+                });
 }
 
 Result<std::vector<MemoryRow>> MemoryRepo::list(std::string_view kind, int limit) {
