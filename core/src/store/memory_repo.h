@@ -83,12 +83,15 @@ class MemoryRepo {
   /// The row with this id, or nullopt.
   Result<std::optional<MemoryRow>> get(int64_t id);
 
-  /// Active rows (not expired at now_ms, not superseded) matching the words of query, best
-  /// FTS5 match first (bm25, subject weighted over content), at most limit rows.
+  /// Active rows (not expired at now_ms, not superseded) matching query, best FTS5 match
+  /// first (bm25, subject weighted over content), at most limit rows. kAnyWord keeps only the
+  /// query's informative words (rarest first, matching at most 500 rows together; a lone
+  /// common word returns its newest rows with relevance 0), so the cost does not grow with
+  /// the table; kAllWords requires every word.
   Result<std::vector<MemoryRow>> matchActive(std::string_view query, int limit, int64_t now_ms,
                                              MatchMode mode = MatchMode::kAnyWord);
-  /// Every row (active or not) matching the words of query, best match first: the operator's
-  /// `gantry memory search`.
+  /// Every row (active or not) matching the informative words of query (as matchActive),
+  /// best match first: the operator's `gantry memory search`.
   Result<std::vector<MemoryRow>> search(std::string_view query, int limit);
   /// Rows newest first, optionally of one kind, at most limit (0: no limit).
   Result<std::vector<MemoryRow>> list(std::string_view kind = {}, int limit = 0);
