@@ -273,3 +273,26 @@ TEST_CASE("a reply with a markdown image goes out as a photo and its text", "[e2
   CHECK(photos[0].photo == "https://example.com/cat.png");
   CHECK(waitText(f.telegram, "Here it is"));
 }
+
+TEST_CASE("TELEGRAM_ERROR_REPORTING sends warnings to the owner as an expandable quote",
+          "[e2e][telegram]") {
+  Fixture f;
+  Gantry gantry(f.workspace, f.telegram, f.llm, {{"TELEGRAM_ERROR_REPORTING", "warn"}});
+  f.telegram.enqueueText(999, "stranger says hi");  // dropped and logged at warn
+  INFO(gantry.log());
+  REQUIRE(waitText(f.telegram, "⚠️ warn"));
+  bool quoted = false;
+  for (const SentRecord& record : f.telegram.sent()) {
+    if (record.text.find("⚠️ warn") == std::string::npos) continue;
+    quoted = record.text.find("<blockquote expandable>") != std::string::npos;
+    CHECK(record.text.find("stranger says hi") == std::string::npos);  // bodies stay out
+  }
+  CHECK(quoted);
+  CHECK(gantry.stop() == 0);
+}
+
+TEST_CASE("an unknown TELEGRAM_ERROR_REPORTING value fails boot", "[e2e][telegram]") {
+  Fixture f;
+  Gantry gantry(f.workspace, f.telegram, f.llm, {{"TELEGRAM_ERROR_REPORTING", "loud"}});
+  CHECK(gantry.wait() == 1);
+}

@@ -57,6 +57,7 @@ class Agent::Turn {
     auto id = a_.messages_.append(result_.session_id, user);
     if (!id.isOk()) return id.status();
     result_.user_message_id = id.value();
+    if (request_.on_recorded) request_.on_recorded();
     return Status::ok();
   }
 

@@ -3,6 +3,7 @@
 /// Catalog and the Store, so it is tested with fakes.
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -45,6 +46,8 @@ struct TurnRequest {
   std::string chat_id;
   std::string text;
   std::vector<Image> images;
+  /// Called once the user message is in the record (the inbox marks it handled then).
+  std::function<void()> on_recorded;
 };
 
 struct TurnResult {

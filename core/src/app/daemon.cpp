@@ -11,6 +11,7 @@
 #include "agent/agent.h"
 #include "app/context_hooks.h"
 #include "app/core_host.h"
+#include "app/error_reporter.h"
 #include "app/recording_provider.h"
 #include "app/signals.h"
 #include "app/status_text.h"
@@ -103,8 +104,26 @@ class Daemon {
     module_provider_ = take(modules::createProvider(provider_module, *provider_host_));
     provider_ = std::make_unique<RecordingProvider>(*module_provider_, *heartbeat_);
     channel_ = take(modules::createChannel(channel_module, *channel_host_));
+    startErrorReporting();
     log::info("modules_loaded",
               {{"dir", dir}, {"channel", channel_module.path}, {"provider", provider_module.path}});
+  }
+
+  /// TELEGRAM_ERROR_REPORTING=error|warn: copies of those log records go to the owner chat,
+  /// the first id of TELEGRAM_ALLOWED_USERS (a private chat's id is the user's id).
+  void startErrorReporting() {
+    if (config_.channel != "telegram") return;
+    std::string mode = env_("TELEGRAM_ERROR_REPORTING").value_or("off");
+    if (mode == "off") return;
+    if (mode != "error" && mode != "warn") {
+      throw BootError{"TELEGRAM_ERROR_REPORTING: \"" + mode + "\" is not one of: off, error, warn"};
+    }
+    std::string users = env_("TELEGRAM_ALLOWED_USERS").value_or("");
+    std::string owner = users.substr(0, users.find(','));
+    owner.erase(0, owner.find_first_not_of(' '));
+    owner.erase(owner.find_last_not_of(' ') + 1);
+    reporter_ = std::make_unique<ErrorReporter>(
+        *channel_, owner, mode == "warn" ? LogLevel::kWarn : LogLevel::kError);
   }
 
   void redactSecrets(const modules::Module& module) {
@@ -219,6 +238,9 @@ class Daemon {
 
   void serve() {
     startBackground();
+    // A terminal's or a pipe's input does not come back after a restart; chat platforms'
+    // messages do, and are answered.
+    chat_->replayInbox(config_.channel != "stdio");
     Sink sink(*this);
     channel_status_ = channel_->run(sink);
     if (channel_status_.isOk() && !stopping_) chat_->drain();  // end of input: answer it all
@@ -287,6 +309,7 @@ class Daemon {
   std::unique_ptr<Provider> module_provider_;
   std::unique_ptr<Provider> provider_;  ///< module_provider_, recording outcomes
   std::unique_ptr<Channel> channel_;
+  std::unique_ptr<ErrorReporter> reporter_;
   std::unique_ptr<mcp::McpHost> mcp_;
   std::unique_ptr<store::MemoryRepo> memory_repo_;
   std::unique_ptr<tools::ToolSource> memory_tools_;

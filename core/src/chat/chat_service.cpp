@@ -49,9 +49,11 @@ class ChatService::Worker {
     for (auto& job : scheduled_) job->done.set_value(Status::cancelled("shutting down"));
   }
 
-  void addBubble(InboundMessage message) {
+  /// inbox_id: the message's inbox row, marked handled once a turn has recorded it.
+  void addBubble(InboundMessage message, int64_t inbox_id) {
     std::lock_guard lock(mutex_);
     bubbles_.push_back(std::move(message));
+    bubble_ids_.push_back(inbox_id);
     last_bubble_ = Clock::now();
     if (!ordered() && current_ && current_user_) {
       current_->cancel();  // the new bubble joins the interrupted one
@@ -72,7 +74,9 @@ class ChatService::Worker {
   bool cancelAll(bool reset) {
     std::lock_guard lock(mutex_);
     bool any = current_ != nullptr || !bubbles_.empty();
+    s_.inbox_.markHandled({bubble_ids_.begin(), bubble_ids_.end()});
     bubbles_.clear();
+    bubble_ids_.clear();
     carried_.clear();
     settle_ = false;
     if (current_) {
@@ -120,10 +124,14 @@ class ChatService::Worker {
           busy_ = false;
           continue;
         }
+        std::vector<int64_t> ids;
+        std::size_t taken = ordered() ? 1 : bubble_ids_.size();
+        for (std::size_t i = 0; i < taken; ++i) ids.push_back(bubble_ids_[i]);
+        bubble_ids_.erase(bubble_ids_.begin(), bubble_ids_.begin() + static_cast<long>(taken));
         InboundMessage batch = ordered() ? takeFirst() : join(bubbles_, carried_);
         carried_.clear();
         lock.unlock();
-        runUserTurn(batch);
+        runUserTurn(batch, ids);
       }
       lock.lock();
       busy_ = false;
@@ -153,7 +161,8 @@ class ChatService::Worker {
     s_.channel_.send(chat_id_, "New session started. Memory is kept.");
   }
 
-  agent::TurnResult runTurn(const std::string& text, const std::vector<Image>& images, bool user) {
+  agent::TurnResult runTurn(const std::string& text, const std::vector<Image>& images, bool user,
+                            const std::vector<int64_t>& inbox_ids = {}) {
     auto token = std::make_shared<CancelToken>();
     {
       std::lock_guard lock(mutex_);
@@ -165,7 +174,9 @@ class ChatService::Worker {
     stream.spinup_at_once = s_.first_turn_.exchange(false);
     ReplyStream observer(s_.channel_, chat_id_, stream);
     TypingPulse typing(s_.channel_, chat_id_);
-    auto result = s_.agent_.run({chat_id_, text, images}, observer, *token);
+    agent::TurnRequest request{chat_id_, text, images, {}};
+    if (!inbox_ids.empty()) request.on_recorded = [&] { s_.inbox_.markHandled(inbox_ids); };
+    auto result = s_.agent_.run(request, observer, *token);
     typing.stop();
     deliver(observer, result);
     std::lock_guard lock(mutex_);
@@ -173,8 +184,8 @@ class ChatService::Worker {
     return result;
   }
 
-  void runUserTurn(const InboundMessage& batch) {
-    auto result = runTurn(batch.text, batch.images, true);
+  void runUserTurn(const InboundMessage& batch, const std::vector<int64_t>& inbox_ids) {
+    auto result = runTurn(batch.text, batch.images, true, inbox_ids);
     if (!result.status.isCancelled()) return;
     std::lock_guard lock(mutex_);
     // An interrupted turn that recorded nothing but the message is re-joined with the new
@@ -258,6 +269,7 @@ class ChatService::Worker {
   std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<InboundMessage> bubbles_;
+  std::deque<int64_t> bubble_ids_;  ///< inbox ids, parallel to bubbles_
   std::deque<std::unique_ptr<ScheduledJob>> scheduled_;
   std::shared_ptr<CancelToken> current_;
   bool current_user_ = false;
@@ -276,6 +288,7 @@ ChatService::ChatService(agent::Agent& agent, Channel& channel, store::Store& st
     : agent_(agent),
       channel_(channel),
       messages_(store),
+      inbox_(store),
       options_(std::move(options)),
       texts_(std::move(texts)),
       caps_(channel.caps()) {}
@@ -298,7 +311,10 @@ void ChatService::onMessage(InboundMessage message) noexcept {
     log::debug("message_received",
                {{"chat", message.chat_id}, {"chars", std::to_string(message.text.size())}});
     if (handleCommand(message)) return;
-    worker(message.chat_id).addBubble(std::move(message));
+    // Recorded before anything else, so a crash before its turn records it loses nothing.
+    auto id = inbox_.add(message);
+    if (!id.isOk()) log::error("inbox_write_failed", {{"error", id.status().message()}});
+    worker(message.chat_id).addBubble(std::move(message), id.isOk() ? id.value() : 0);
   } catch (const std::exception& e) {
     log::error("message_dropped", {{"error", e.what()}});
   }
@@ -323,6 +339,22 @@ bool ChatService::handleCommand(const InboundMessage& m) {
     return false;
   }
   return true;
+}
+
+void ChatService::replayInbox(bool replay) {
+  auto pending = inbox_.pending();
+  if (!pending.isOk()) {
+    log::error("inbox_read_failed", {{"error", pending.status().message()}});
+    return;
+  }
+  for (auto& [id, message] : pending.value()) {
+    if (!replay) {
+      inbox_.markHandled({id});
+      continue;
+    }
+    log::warn("inbox_replayed", {{"chat", message.chat_id}, {"inbox_id", std::to_string(id)}});
+    worker(message.chat_id).addBubble(std::move(message), id);
+  }
 }
 
 Result<std::string> ChatService::runScheduled(const std::string& chat_id,

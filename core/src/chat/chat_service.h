@@ -17,6 +17,7 @@
 #include "agent/agent.h"
 #include "chat/reply_stream.h"
 #include "gantry/channel.h"
+#include "store/inbox_repo.h"
 #include "store/message_repo.h"
 
 namespace gantry::chat {
@@ -47,6 +48,10 @@ class ChatService final : public InboundSink {
   /// pushes the reply to the chat. Blocks until the turn ends; returns the reply or error.
   Result<std::string> runScheduled(const std::string& chat_id, const std::string& prompt);
 
+  /// Queues messages received before a crash and never handled (replay=true), or marks
+  /// them handled (replay=false, for channels whose input does not survive a restart).
+  void replayInbox(bool replay);
+
   /// Blocks until every queued message has had its turn (pipe end of input).
   void drain();
   /// Stops taking messages, lets in-flight turns finish for up to bound, then cancels them.
@@ -61,6 +66,7 @@ class ChatService final : public InboundSink {
   agent::Agent& agent_;
   Channel& channel_;
   store::MessageRepo messages_;
+  store::InboxRepo inbox_;
   ChatOptions options_;
   CommandTexts texts_;
   ChannelCaps caps_;

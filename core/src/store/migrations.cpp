@@ -111,10 +111,26 @@ CREATE TABLE turns(
   outcome TEXT NOT NULL);
 )sql";
 
+// Inbound messages are written on receipt and marked handled once their turn has recorded
+// them, so a crash in between replays them at the next start instead of losing them.
+constexpr std::string_view kV2 = R"sql(
+CREATE TABLE inbox(
+  id INTEGER PRIMARY KEY,
+  chat_id TEXT NOT NULL,
+  sender_id TEXT NOT NULL,
+  sender_name TEXT NOT NULL DEFAULT '',
+  message_id TEXT NOT NULL DEFAULT '',
+  text TEXT NOT NULL,
+  images TEXT NOT NULL DEFAULT '',
+  received_at INTEGER NOT NULL,
+  handled_at INTEGER);
+CREATE INDEX inbox_pending ON inbox(handled_at, id);
+)sql";
+
 }  // namespace
 
 const std::vector<std::string_view>& migrations() {
-  static const std::vector<std::string_view> kAll = {kV1};
+  static const std::vector<std::string_view> kAll = {kV1, kV2};
   return kAll;
 }
 
