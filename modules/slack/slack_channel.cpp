@@ -122,6 +122,8 @@ Status SlackChannel::runLoop(InboundSink& sink) {
       }
     }
     drainQueue(sink);
+    // A live socket (silent ones are closed after 90 s) is a working receive path.
+    if (!wantsConnection()) sink.onReceiveOk();
     waitForWork(wantsConnection() ? next_attempt : Clock::now() + seconds(1));
   }
   closeAll();
