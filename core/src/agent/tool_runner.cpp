@@ -27,6 +27,22 @@ std::string unknownToolText(const std::string& name, const std::vector<std::stri
   return text + " Call one of the tools you were given, with its exact name.";
 }
 
+/// Refuses calls the owner's policy does not allow. Approvals for `ask` are not available
+/// in this version, so such calls are refused with a message saying so.
+Status checkPolicy(const std::string& name, const RunnerOptions& options) {
+  ToolPolicy policy = options.policy ? options.policy(name) : ToolPolicy::kAllow;
+  if (policy == ToolPolicy::kDeny) {
+    return Status::error("error: the owner's policy denies the tool " + name +
+                         "; do not call it again, and tell the user it is not allowed.");
+  }
+  if (policy == ToolPolicy::kAsk) {
+    return Status::error("error: the tool " + name +
+                         " needs the owner's approval, which this gantry cannot ask for yet; "
+                         "it was not run. Tell the user.");
+  }
+  return Status::ok();
+}
+
 /// Resolves and runs one call; fills everything but timing.
 void runOne(CallOutcome& out, const tools::Resolution& resolution, const std::string& chat_id,
             const CancelToken& cancel, const RunnerOptions& options) {
@@ -36,6 +52,10 @@ void runOne(CallOutcome& out, const tools::Resolution& resolution, const std::st
     return;
   }
   out.call.name = resolution.name;
+  if (Status refused = checkPolicy(out.call.name, options); !refused.isOk()) {
+    out.result = refused.message();
+    return;
+  }
   std::string args = out.call.arguments.empty() ? "{}" : out.call.arguments;
   if (!isJsonObject(args)) {
     out.result = "error: the arguments for " + out.call.name +

@@ -1,5 +1,5 @@
-// A crash while a tool runs: the call is closed at the next start with a synthetic error
-// and never run again (DESIGN 4 step 7).
+// Tool safety through the real binary: a call cut short by a crash is closed at the next
+// start and never replayed (DESIGN 4 step 7); manifest policies refuse calls.
 #include <signal.h>
 #include <sqlite3.h>
 
@@ -69,4 +69,25 @@ TEST_CASE("a tool call running when the process is killed is closed, not replaye
   // The model sees the synthetic result; nothing ran the tool again.
   CHECK(llm.requests().back().find("interrupted by a restart") != std::string::npos);
   CHECK(second.err().find(R"("msg":"tool_call","name":"slow__hang")") == std::string::npos);
+}
+
+TEST_CASE("tools the manifest denies or reserves for approval are not run", "[e2e]") {
+  FakeOpenAiServer llm;
+  llm.addReply(
+      R"({"tool_calls":[{"id":"c1","name":"fake__echo","arguments":"{\"message\":\"hi\"}"},)"
+      R"({"id":"c2","name":"fake__add_tool","arguments":"{}"}]})");
+  llm.addReply(R"({"content":"could not"})");
+  Workspace ws("policy");
+  ws.write("mcp.toml", "[[server]]\nname = \"fake\"\ncommand = \"" GANTRY_BUILD_DIR
+                       "/tests/fakes/mcp/fake_mcp_server\"\n"
+                       "tool_policy = { echo = \"deny\", add_tool = \"ask\" }\n");
+  GantryProcess g(gantry::e2e::stdioEnv(ws, llm.port()));
+  g.write("try the tools\n");
+  g.closeInput();
+  CHECK(g.wait(60s) == 0);
+  INFO(g.err());
+  auto followup = llm.requests().at(1);
+  CHECK(followup.find("policy denies the tool fake__echo") != std::string::npos);
+  CHECK(followup.find("fake__add_tool needs the owner's approval") != std::string::npos);
+  CHECK(g.out().find("could not") != std::string::npos);
 }
