@@ -1,0 +1,87 @@
+#include "config/config.h"
+
+#include <catch2/catch.hpp>
+#include <map>
+
+using gantry::config::load;
+
+namespace {
+gantry::config::EnvLookup env(std::map<std::string, std::string> values) {
+  return [values](std::string_view key) -> std::optional<std::string> {
+    auto it = values.find(std::string(key));
+    if (it == values.end() || it->second.empty()) return std::nullopt;
+    return it->second;
+  };
+}
+std::string error(std::map<std::string, std::string> values) {
+  auto c = load(env(std::move(values)));
+  REQUIRE(!c.isOk());
+  return c.status().message();
+}
+}  // namespace
+
+TEST_CASE("an empty environment gives the documented defaults", "[config]") {
+  auto c = load(env({}));
+  REQUIRE(c.isOk());
+  CHECK(c->channel == "telegram");
+  CHECK(c->provider == "openai");
+  CHECK(c->persona_dir == "/persona");
+  CHECK(c->data_dir == "/data");
+  CHECK(c->mcp_manifest == "/etc/gantry/mcp.toml");
+  CHECK(c->history_max_messages == 200);
+  CHECK(c->history_max_tokens == 128000);
+  CHECK(c->tool_result_max_chars == 16000);
+  CHECK(c->tool_max_iterations == 20);
+  CHECK(c->tool_timeout_seconds == 120);
+  CHECK(c->tool_schema_max_tokens == 0);
+  CHECK(c->memory_enabled);
+  CHECK(c->memory_backend == "builtin");
+  CHECK(c->memory_consolidate_minutes == 30);
+  CHECK(c->cron_enabled);
+  CHECK(c->cron_tz == "UTC");
+  CHECK(c->cron_max_jobs == 50);
+  CHECK(c->cron_tick_seconds == 15);
+  CHECK(!c->stream_replies);
+  CHECK(c->tool_trace == gantry::config::TraceMode::kCompact);
+  CHECK(c->coalesce_settle_ms == 2000);
+  CHECK(c->spinup_notice_ms == 4000);
+  CHECK(c->heartbeat_seconds == 30);
+  CHECK(c->log_level == gantry::LogLevel::kInfo);
+  CHECK(c->stdio_format == "text");
+}
+
+TEST_CASE("values are parsed with their types", "[config]") {
+  auto c = load(env({{"CHANNEL", "stdio"},
+                     {"HISTORY_MAX_MESSAGES", "12"},
+                     {"STREAM_REPLIES", "true"},
+                     {"TOOL_TRACE", "full"},
+                     {"MEMORY_BACKEND", "mcp:notes"},
+                     {"LOG_LEVEL", "debug"},
+                     {"COALESCE_SETTLE_MS", "0"}}));
+  REQUIRE(c.isOk());
+  CHECK(c->channel == "stdio");
+  CHECK(c->history_max_messages == 12);
+  CHECK(c->stream_replies);
+  CHECK(c->tool_trace == gantry::config::TraceMode::kFull);
+  CHECK(c->memory_backend == "mcp:notes");
+  CHECK(c->log_level == gantry::LogLevel::kDebug);
+  CHECK(c->coalesce_settle_ms == 0);
+}
+
+TEST_CASE("a malformed value names the variable and what is accepted", "[config]") {
+  CHECK(error({{"HISTORY_MAX_MESSAGES", "abc"}}) ==
+        "HISTORY_MAX_MESSAGES: \"abc\" is not an integer in 2..100000");
+  CHECK(error({{"TOOL_MAX_ITERATIONS", "0"}}) ==
+        "TOOL_MAX_ITERATIONS: \"0\" is not an integer in 1..1000");
+  CHECK(error({{"TOOL_TIMEOUT_SECONDS", "12x"}}).rfind("TOOL_TIMEOUT_SECONDS:", 0) == 0);
+  CHECK(error({{"STREAM_REPLIES", "maybe"}}) ==
+        "STREAM_REPLIES: \"maybe\" is not a boolean (true or false)");
+  CHECK(error({{"TOOL_TRACE", "loud"}}) ==
+        "TOOL_TRACE: \"loud\" is not one of: compact, full, off");
+  CHECK(error({{"LOG_LEVEL", "trace"}}) ==
+        "LOG_LEVEL: \"trace\" is not one of: debug, info, warn, error");
+  CHECK(error({{"STDIO_FORMAT", "xml"}}) == "STDIO_FORMAT: \"xml\" is not one of: text, jsonl");
+  CHECK(error({{"MEMORY_BACKEND", "mcp:"}}).rfind("MEMORY_BACKEND:", 0) == 0);
+  CHECK(error({{"CHANNEL", "../evil"}}) ==
+        "CHANNEL: \"../evil\" is not a module name ([a-z0-9_]+)");
+}
