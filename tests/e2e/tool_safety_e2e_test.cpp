@@ -4,6 +4,8 @@
 #include <sqlite3.h>
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include "e2e/support/gantry_process.h"
@@ -90,4 +92,34 @@ TEST_CASE("tools the manifest denies or reserves for approval are not run", "[e2
   CHECK(followup.find("policy denies the tool fake__echo") != std::string::npos);
   CHECK(followup.find("fake__add_tool needs the owner's approval") != std::string::npos);
   CHECK(g.out().find("could not") != std::string::npos);
+}
+
+TEST_CASE("a full turn reads a file through the real server-filesystem, name repaired",
+          "[e2e][peers]") {
+  std::string script = GANTRY_SOURCE_DIR
+      "/tests/peers/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js";
+  if (!std::filesystem::exists(script) || std::system("node --version >/dev/null 2>&1") != 0) {
+    WARN("skipped: node or tests/peers/node_modules missing (npm ci --prefix tests/peers)");
+    return;
+  }
+  Workspace ws("filesystem");
+  ws.write("files/note.txt", "the secret word is gantry\n");
+  std::string path = ws.path() + "/files/note.txt";
+  ws.write("mcp.toml", "[[server]]\nname = \"fs\"\ncommand = \"node\"\nargs = [\"" + script +
+                           "\", \"" + ws.path() + "/files\"]\n");
+  FakeOpenAiServer llm;
+  // The model forgets the server prefix: read_text_file must be repaired to fs__read_text_file.
+  llm.addReply(R"({"tool_calls":[{"id":"c1","name":"read_text_file","arguments":"{\"path\":\")" +
+               path + R"(\"}"}]})");
+  llm.addReply(R"({"content":"The word is gantry."})");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  env["STDIO_FORMAT"] = "jsonl";
+  auto r = gantry::e2e::runGantry(env, "{\"text\": \"what is the secret word?\"}\n", {"run"}, 120s);
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(r.out.find(R"("type":"tool","name":"fs__read_text_file","ok":true)") != std::string::npos);
+  CHECK(r.out.find("The word is gantry.") != std::string::npos);
+  REQUIRE(llm.requests().size() == 2);
+  CHECK(llm.requests()[1].find("the secret word is gantry") != std::string::npos);
+  CHECK(r.err.find("tool_name_repaired") != std::string::npos);
 }
