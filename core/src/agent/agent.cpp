@@ -6,6 +6,7 @@
 #include "agent/prompt.h"
 #include "agent/reply_gate.h"
 #include "log/log.h"
+#include "session/history_bounds.h"
 #include "tools/hardening.h"
 
 namespace gantry::agent {
@@ -105,7 +106,7 @@ class Agent::Turn {
 
   void logModelCall(const Result<ChatResponse>& r, const std::vector<ChatMessage>& prompt,
                     std::size_t tool_schemas) {
-    LogFields fields = {{"prompt_est_tokens", std::to_string(estimateTokens(prompt))},
+    LogFields fields = {{"prompt_est_tokens", std::to_string(session::estimateTokens(prompt))},
                         {"tool_schemas", std::to_string(tool_schemas)}};
     if (r.isOk()) {
       fields.push_back({"first_token_ms", std::to_string(r->first_token_ms)});

@@ -2,6 +2,8 @@
 
 #include <ctime>
 
+#include "session/summary.h"
+
 namespace gantry::agent {
 
 const char* const kToolFraming =
@@ -15,9 +17,7 @@ std::vector<ChatMessage> buildPrompt(const PromptParts& parts) {
   ChatMessage system;
   system.role = Role::kSystem;
   system.content = parts.persona + "\n\n" + kToolFraming;
-  if (!parts.summary.empty()) {
-    system.content += "\n\n[summary of the earlier conversation]\n" + parts.summary;
-  }
+  if (!parts.summary.empty()) system.content += "\n\n" + session::summaryBlock(parts.summary);
   out.push_back(std::move(system));
   for (std::size_t i = 0; i < parts.history.size(); ++i) {
     out.push_back(parts.history[i]);
@@ -28,15 +28,6 @@ std::vector<ChatMessage> buildPrompt(const PromptParts& parts) {
     if (!tail.empty()) out.back().content = tail + "\n" + out.back().content;
   }
   return out;
-}
-
-std::size_t estimateTokens(const std::vector<ChatMessage>& messages) {
-  std::size_t chars = 0;
-  for (const auto& m : messages) {
-    chars += m.content.size() + m.reasoning.size();
-    for (const auto& call : m.tool_calls) chars += call.name.size() + call.arguments.size();
-  }
-  return chars / 4;
 }
 
 std::string localNow() {

@@ -26,9 +26,6 @@ extern const char* const kToolFraming;
 /// in the prompt only; the record keeps what the user wrote.
 std::vector<ChatMessage> buildPrompt(const PromptParts& parts);
 
-/// Estimated tokens of a prompt (chars/4): an estimate, labelled as such wherever shown.
-std::size_t estimateTokens(const std::vector<ChatMessage>& messages);
-
 /// Local date and time, e.g. "2026-11-30 22:40 (Monday), UTC".
 std::string localNow();
 

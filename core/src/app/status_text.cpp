@@ -1,7 +1,7 @@
 #include "app/status_text.h"
 
-#include "agent/prompt.h"
 #include "cron/cron_command.h"
+#include "session/history_bounds.h"
 #include "store/memory_repo.h"
 #include "store/message_repo.h"
 #include "store/session_repo.h"
@@ -23,7 +23,8 @@ std::string sessionLine(const StatusInputs& in, const std::string& chat_id) {
   auto history = messages.history(session.value());
   if (!history.isOk()) return "session: unavailable";
   std::string line = "session: " + std::to_string(history->size()) + " messages, ~" +
-                     std::to_string(agent::estimateTokens(history.value())) + " tokens (estimate)";
+                     std::to_string(session::estimateTokens(history.value())) +
+                     " tokens (estimate)";
   auto summary = store::SessionRepo(*in.store).summary(session.value());
   if (summary.isOk() && !summary->empty()) {
     line += "\nsummary: " + summary->substr(0, 300) + (summary->size() > 300 ? "…" : "");
