@@ -259,3 +259,22 @@ TEST_CASE("version and help answer without configuration", "[e2e]") {
   auto bad = runGantry({}, "", {"frobnicate"});
   CHECK(bad.code == 2);
 }
+
+TEST_CASE("SIGHUP reloads the persona for the next turn", "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("sighup");
+  GantryProcess g(gantry::e2e::stdioEnv(ws, llm.port()));
+  g.write("before\n");
+  REQUIRE(g.waitForOutput("echo: before", 20s));
+  ws.write("persona/SOUL.md", "You answer like a lighthouse keeper.\n");
+  g.signal(SIGHUP);
+  REQUIRE(g.waitForLog("persona_reloaded", 20s));
+  g.write("after\n");
+  REQUIRE(g.waitForOutput("echo: after", 20s));
+  g.closeInput();
+  CHECK(g.wait(20s) == 0);
+  auto requests = llm.requests();
+  REQUIRE(requests.size() == 2);
+  CHECK(requests[0].find("lighthouse keeper") == std::string::npos);
+  CHECK(requests[1].find("lighthouse keeper") != std::string::npos);
+}
