@@ -278,3 +278,18 @@ TEST_CASE("SIGHUP reloads the persona for the next turn", "[e2e]") {
   CHECK(requests[0].find("lighthouse keeper") == std::string::npos);
   CHECK(requests[1].find("lighthouse keeper") != std::string::npos);
 }
+
+TEST_CASE("gantry doctor checks the database and --repair closes orphaned calls", "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("doctor");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  CHECK(runGantry(env, "", {"doctor"}).code == 1);  // no database yet
+  REQUIRE(runGantry(env, "hello\n").code == 0);
+  auto check = runGantry(env, "", {"doctor"});
+  CHECK(check.code == 0);
+  CHECK(check.out.find("memory_fts: ok") != std::string::npos);
+  auto repair = runGantry(env, "", {"doctor", "--repair"});
+  CHECK(repair.code == 0);
+  CHECK(repair.out.find("tool calls closed: 0") != std::string::npos);
+  CHECK(runGantry(env, "", {"doctor", "--frobnicate"}).code == 2);
+}
