@@ -248,7 +248,7 @@ Agent::Agent(Provider& provider, tools::Catalog& catalog, store::Store& store, C
       store_(store),
       messages_(store),
       hooks_(hooks),
-      options_(options) {}
+      options_(std::move(options)) {}
 
 void Agent::setPersona(std::string text) {
   std::lock_guard lock(persona_mutex_);

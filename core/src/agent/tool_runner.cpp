@@ -113,6 +113,7 @@ std::vector<CallOutcome> runRound(const std::vector<ToolCall>& calls, tools::Cat
     lanes[lane].push_back(i);
   }
   std::vector<std::thread> threads;
+  threads.reserve(lanes.size());
   for (auto& [lane, indices] : lanes) {
     threads.emplace_back([&, idx = indices] {
       for (std::size_t i : idx) {

@@ -289,7 +289,7 @@ ChatService::ChatService(agent::Agent& agent, Channel& channel, store::Store& st
       channel_(channel),
       messages_(store),
       inbox_(store),
-      options_(std::move(options)),
+      options_(options),
       texts_(std::move(texts)),
       caps_(channel.caps()) {}
 
@@ -314,7 +314,8 @@ void ChatService::onMessage(InboundMessage message) noexcept {
     // Recorded before anything else, so a crash before its turn records it loses nothing.
     auto id = inbox_.add(message);
     if (!id.isOk()) log::error("inbox_write_failed", {{"error", id.status().message()}});
-    worker(message.chat_id).addBubble(std::move(message), id.isOk() ? id.value() : 0);
+    Worker& target = worker(message.chat_id);
+    target.addBubble(std::move(message), id.isOk() ? id.value() : 0);
   } catch (const std::exception& e) {
     log::error("message_dropped", {{"error", e.what()}});
   }
@@ -353,7 +354,8 @@ void ChatService::replayInbox(bool replay) {
       continue;
     }
     log::warn("inbox_replayed", {{"chat", message.chat_id}, {"inbox_id", std::to_string(id)}});
-    worker(message.chat_id).addBubble(std::move(message), id);
+    Worker& target = worker(message.chat_id);
+    target.addBubble(std::move(message), id);
   }
 }
 
