@@ -1,164 +1,62 @@
 // End to end: scheduled turns through the real gantry binary with CHANNEL=stdio (stdin kept
 // open, so the process keeps running) and the fake OpenAI-compatible server in this process.
 
-#include <Poco/Pipe.h>
-#include <Poco/PipeStream.h>
-#include <Poco/Process.h>
-#include <Poco/TemporaryFile.h>
-
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <filesystem>
-#include <fstream>
-#include <mutex>
+#include <ctime>
 #include <thread>
 
-#include "fake_openai_server.h"
+#include "e2e/support/gantry_process.h"
+#include "openai/fake_openai_server.h"
 #include "store/cron_repo.h"
 
+using gantry::e2e::count;
+using gantry::e2e::Env;
+using gantry::e2e::GantryProcess;
+using gantry::e2e::Workspace;
 using gantry::testing::FakeOpenAiServer;
 
 namespace {
 
 constexpr int64_t kHourMs = 3600 * 1000;
 
-class Workspace {
- public:
-  Workspace() : root_(Poco::TemporaryFile::tempName()) {
-    std::filesystem::create_directories(root_ + "/persona");
-    std::filesystem::create_directories(root_ + "/data");
-    std::ofstream(root_ + "/persona/IDENTITY.md") << "You are a test agent.\n";
-  }
-  ~Workspace() { std::filesystem::remove_all(root_); }
-  const std::string& root() const { return root_; }
-  std::string db() const { return root_ + "/data/gantry.db"; }
-
- private:
-  std::string root_;
-};
-
-Poco::Process::Env environment(const Workspace& workspace, const FakeOpenAiServer& llm) {
-  return {
-      {"CHANNEL", "stdio"},
-      {"PROVIDER", "openai"},
-      {"STDIO_FORMAT", "text"},
-      {"LLM_BASE_URL", llm.baseUrl()},
-      {"LLM_API_KEY", "test-key"},
-      {"LLM_MODEL", "fake-model"},
-      {"PERSONA_DIR", workspace.root() + "/persona"},
-      {"DATA_DIR", workspace.root() + "/data"},
-      {"MCP_MANIFEST", workspace.root() + "/none.toml"},
-      {"GANTRY_MODULE_DIR", std::string(GANTRY_BUILD_DIR) + "/modules"},
-      {"MEMORY_CONSOLIDATE_MINUTES", "0"},
-      {"CRON_TZ", "UTC"},
-      {"CRON_TICK_SECONDS", "1"},
-      {"COALESCE_SETTLE_MS", "0"},
-      {"LOG_LEVEL", "debug"},
-  };
+Env environment(const Workspace& workspace, const FakeOpenAiServer& llm) {
+  Env env = gantry::e2e::stdioEnv(workspace, llm.port());
+  env["PROVIDER"] = "openai";
+  env["STDIO_FORMAT"] = "text";
+  env["LLM_API_KEY"] = "test-key";
+  env["GANTRY_MODULE_DIR"] = std::string(GANTRY_BUILD_DIR) + "/modules";
+  env["CRON_TZ"] = "UTC";
+  env["CRON_TICK_SECONDS"] = "1";
+  env["COALESCE_SETTLE_MS"] = "0";
+  return env;
 }
 
-/// Collects everything read from a pipe on its own thread.
-class Collector {
- public:
-  explicit Collector(const Poco::Pipe& pipe)
-      : thread_([this, pipe] {
-          Poco::PipeInputStream in(pipe);
-          for (std::string line; std::getline(in, line);) {
-            std::lock_guard lock(mutex_);
-            text_ += line + "\n";
-          }
-        }) {}
-  ~Collector() { join(); }
-  void join() {
-    if (thread_.joinable()) thread_.join();
-  }
-  std::string text() const {
-    std::lock_guard lock(mutex_);
-    return text_;
-  }
+std::string database(const Workspace& workspace) { return workspace.data() + "/gantry.db"; }
 
- private:
-  mutable std::mutex mutex_;
-  std::string text_;
-  std::thread thread_;
-};
+void say(GantryProcess& gantry, const std::string& line) { gantry.write(line + "\n"); }
 
-std::size_t count(const std::string& haystack, const std::string& needle) {
-  std::size_t n = 0;
-  for (auto at = haystack.find(needle); at != std::string::npos;
-       at = haystack.find(needle, at + 1)) {
-    ++n;
-  }
-  return n;
+/// Fails the test, showing stdout and the log, unless stdout comes to hold needle (waiting
+/// generously, only to avoid a hang).
+void requireOutput(GantryProcess& gantry, const std::string& needle) {
+  if (!gantry.waitForOutput(needle, std::chrono::seconds(180)))
+    FAIL("no \"" << needle << "\" on stdout:\n" << gantry.out() << "\nlog:\n" << gantry.err());
 }
 
-// The gantry daemon as a child process on a stdin pipe that stays open until finish().
-class Gantry {
- public:
-  Gantry(const Workspace& workspace, const FakeOpenAiServer& llm)
-      : handle_(Poco::Process::launch(std::string(GANTRY_BUILD_DIR) + "/gantry", {"run"}, &in_,
-                                      &out_, &err_, environment(workspace, llm))),
-        stdout_(out_),
-        stderr_(err_) {}
-  ~Gantry() { finish(); }
-
-  void say(const std::string& line) {
-    std::string text = line + "\n";
-    in_.writeBytes(text.data(), static_cast<int>(text.size()));
-  }
-
-  /// Waits (generously, only to avoid a hang) until stdout holds needle `times` times.
-  bool waitOutput(const std::string& needle, std::size_t times = 1, int seconds = 180) {
-    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-    while (std::chrono::steady_clock::now() < until) {
-      if (count(stdout_.text(), needle) >= times) return true;
-      if (!Poco::Process::isRunning(handle_)) return count(stdout_.text(), needle) >= times;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return false;
-  }
-
-  /// Fails the test, showing stdout and the log, unless stdout comes to hold needle.
-  void requireOutput(const std::string& needle) {
-    if (!waitOutput(needle))
-      FAIL("no \"" << needle << "\" on stdout:\n" << out() << "\nlog:\n" << log());
-  }
-
-  /// Closes stdin (end of input) and waits for the exit code.
-  int finish() {
-    if (finished_) return exit_code_;
-    finished_ = true;
-    in_.close(Poco::Pipe::CLOSE_WRITE);
-    exit_code_ = handle_.wait();
-    stdout_.join();
-    stderr_.join();
-    return exit_code_;
-  }
-
-  std::string out() const { return stdout_.text(); }
-  std::string log() const { return stderr_.text(); }
-
- private:
-  Poco::Pipe in_, out_, err_;
-  Poco::ProcessHandle handle_;
-  Collector stdout_, stderr_;
-  bool finished_ = false;
-  int exit_code_ = -1;
-};
+/// Closes stdin (end of input) and waits for the exit code.
+int finish(GantryProcess& gantry) {
+  gantry.closeInput();
+  return gantry.wait();
+}
 
 /// Runs `gantry cron <args>` and returns its stdout; the exit code goes to *code.
 std::string cronCli(const Workspace& workspace, const FakeOpenAiServer& llm,
                     const std::vector<std::string>& args, int* code) {
-  Poco::Pipe out;
   std::vector<std::string> all = {"cron"};
   all.insert(all.end(), args.begin(), args.end());
-  Poco::ProcessHandle handle =
-      Poco::Process::launch(std::string(GANTRY_BUILD_DIR) + "/gantry", all, nullptr, &out, nullptr,
-                            environment(workspace, llm));
-  Collector collected(out);
-  *code = handle.wait();
-  collected.join();
-  return collected.text();
+  auto result = gantry::e2e::runGantry(environment(workspace, llm), "", all);
+  *code = result.code;
+  return result.out;
 }
 
 std::string cronAddCall(const std::string& schedule, const std::string& prompt) {
@@ -182,16 +80,16 @@ std::string soonOneShot() {
 }  // namespace
 
 TEST_CASE("a job added by a tool call fires and its reply appears on stdout", "[e2e][cron]") {
-  Workspace workspace;
+  Workspace workspace("cron");
   FakeOpenAiServer llm;
   llm.addReply(cronAddCall(soonOneShot(), "cron says hello"));
   llm.addReply(R"({"content":"scheduled it"})");
-  Gantry gantry(workspace, llm);
-  gantry.say("remind me in a minute");
-  gantry.requireOutput("scheduled it");
+  GantryProcess gantry(environment(workspace, llm));
+  say(gantry, "remind me in a minute");
+  requireOutput(gantry, "scheduled it");
   // The scheduled turn's reply is the fake's echo of the turn's message (the job's prompt).
-  gantry.requireOutput("cron says hello");
-  CHECK(gantry.finish() == 0);
+  requireOutput(gantry, "cron says hello");
+  CHECK(finish(gantry) == 0);
   CHECK(count(gantry.out(), "cron says hello") == 1);
   int code = -1;
   CHECK(cronCli(workspace, llm, {"list"}, &code).empty());  // one-shot removed after running
@@ -199,34 +97,34 @@ TEST_CASE("a job added by a tool call fires and its reply appears on stdout", "[
 }
 
 TEST_CASE("a job survives a restart and a run missed while down fires once", "[e2e][cron]") {
-  Workspace workspace;
+  Workspace workspace("cron");
   FakeOpenAiServer llm;
   llm.addReply(cronAddCall("@hourly", "hourly check"));
   llm.addReply(R"({"content":"scheduled hourly"})");
   {
-    Gantry gantry(workspace, llm);
-    gantry.say("check every hour");
-    gantry.requireOutput("scheduled hourly");
-    CHECK(gantry.finish() == 0);
+    GantryProcess gantry(environment(workspace, llm));
+    say(gantry, "check every hour");
+    requireOutput(gantry, "scheduled hourly");
+    CHECK(finish(gantry) == 0);
   }
   int code = -1;
   CHECK(cronCli(workspace, llm, {"list"}, &code).rfind("1\t@hourly\t", 0) == 0);
   CHECK(code == 0);
   {
     // Down for three hours: three slots were missed.
-    auto store = gantry::store::Store::open(workspace.db());
+    auto store = gantry::store::Store::open(database(workspace));
     REQUIRE(store.isOk());
     gantry::store::CronRepo repo(*store.value());
     REQUIRE(repo.setNextRun(1, gantry::store::nowMs() - 3 * kHourMs).isOk());
   }
-  Gantry restarted(workspace, llm);
-  restarted.requireOutput("hourly check");
+  GantryProcess restarted(environment(workspace, llm));
+  requireOutput(restarted, "hourly check");
   // Let several ticks pass: a missed slot must not run again.
   std::this_thread::sleep_for(std::chrono::seconds(3));
-  CHECK(restarted.finish() == 0);
+  CHECK(finish(restarted) == 0);
   CHECK(count(restarted.out(), "hourly check") == 1);
 
-  auto store = gantry::store::Store::open(workspace.db());
+  auto store = gantry::store::Store::open(database(workspace));
   REQUIRE(store.isOk());
   gantry::store::CronRepo repo(*store.value());
   auto runs = repo.runs(1);

@@ -6,21 +6,18 @@
 #include <Poco/JSON/Array.h>
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
-#include <Poco/Pipe.h>
-#include <Poco/PipeStream.h>
-#include <Poco/Process.h>
-#include <Poco/TemporaryFile.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <filesystem>
-#include <fstream>
-#include <thread>
 
-#include "fake_openai_server.h"
+#include "e2e/support/gantry_process.h"
+#include "openai/fake_openai_server.h"
 #include "store/memory_repo.h"
 #include "store/session_repo.h"
 
+using gantry::e2e::Env;
+using gantry::e2e::Workspace;
 using gantry::testing::FakeOpenAiServer;
 
 namespace {
@@ -30,60 +27,19 @@ constexpr int kMaxHistory = 12;
 const char* kFact = "the user's sister, lives in Lisbon";
 const char* kQuestion = "Where does my sister Ann live these days?";
 
-class Workspace {
- public:
-  Workspace() : root_(Poco::TemporaryFile::tempName()) {
-    std::filesystem::create_directories(root_ + "/persona");
-    std::filesystem::create_directories(root_ + "/data");
-    std::ofstream(root_ + "/persona/IDENTITY.md") << "You are a test agent.\n";
-  }
-  ~Workspace() { std::filesystem::remove_all(root_); }
-  const std::string& root() const { return root_; }
-
- private:
-  std::string root_;
-};
-
-Poco::Process::Env environment(const Workspace& workspace, const FakeOpenAiServer& llm) {
-  return {
-      {"CHANNEL", "stdio"},
-      {"PROVIDER", "openai"},
-      {"STDIO_FORMAT", "text"},
-      {"LLM_BASE_URL", llm.baseUrl()},
-      {"LLM_API_KEY", "test-key"},
-      {"LLM_MODEL", "fake-model"},
-      {"PERSONA_DIR", workspace.root() + "/persona"},
-      {"DATA_DIR", workspace.root() + "/data"},
-      {"MCP_MANIFEST", workspace.root() + "/none.toml"},
-      {"GANTRY_MODULE_DIR", std::string(GANTRY_BUILD_DIR) + "/modules"},
-      {"HISTORY_MAX_MESSAGES", std::to_string(kMaxHistory)},
-      {"HISTORY_MAX_TOKENS", "1500"},
-      {"MEMORY_CONSOLIDATE_MINUTES", "0"},
-      {"CRON_ENABLED", "false"},
-      {"COALESCE_SETTLE_MS", "0"},
-      {"LOG_LEVEL", "warn"},
-  };
+Env environment(const Workspace& workspace, const FakeOpenAiServer& llm) {
+  Env env = gantry::e2e::stdioEnv(workspace, llm.port());
+  env["PROVIDER"] = "openai";
+  env["STDIO_FORMAT"] = "text";
+  env["LLM_API_KEY"] = "test-key";
+  env["GANTRY_MODULE_DIR"] = std::string(GANTRY_BUILD_DIR) + "/modules";
+  env["HISTORY_MAX_MESSAGES"] = std::to_string(kMaxHistory);
+  env["HISTORY_MAX_TOKENS"] = "1500";
+  env["CRON_ENABLED"] = "false";
+  env["COALESCE_SETTLE_MS"] = "0";
+  env["LOG_LEVEL"] = "warn";
+  return env;
 }
-
-// Drains a pipe on its own thread so the child never blocks on a full pipe.
-class Drain {
- public:
-  explicit Drain(const Poco::Pipe& pipe)
-      : thread_([this, pipe] {
-          Poco::PipeInputStream in(pipe);
-          std::string line;
-          while (std::getline(in, line)) text_ += line + "\n";
-        }) {}
-  ~Drain() { join(); }
-  void join() {
-    if (thread_.joinable()) thread_.join();
-  }
-  const std::string& text() const { return text_; }  // after join()
-
- private:
-  std::string text_;
-  std::thread thread_;
-};
 
 std::string messageText(int n) {
   if (n == 5) return "My sister Ann lives in Lisbon now, please remember that.";
@@ -121,7 +77,7 @@ Request parse(const std::string& body) {
 
 TEST_CASE("a 300-message conversation stays bounded and recalls a fact from message 5",
           "[e2e][memory]") {
-  Workspace workspace;
+  Workspace workspace("memory");
   FakeOpenAiServer llm;
   for (int i = 1; i <= 4; ++i) llm.addReply(R"({"content":"ok"})");
   llm.addReply(R"({"tool_calls":[{"id":"call_5","name":"memory_store","arguments":)"
@@ -130,20 +86,13 @@ TEST_CASE("a 300-message conversation stays bounded and recalls a fact from mess
   llm.addReply(R"({"content":"noted"})");
   // Everything after that (turns and summary folds) gets the fake's echo reply.
 
-  Poco::Pipe in, out, err;
-  auto handle = Poco::Process::launch(std::string(GANTRY_BUILD_DIR) + "/gantry", {"run"}, &in, &out,
-                                      &err, environment(workspace, llm));
-  Drain stdout_text(out), stderr_text(err);
-  {
-    Poco::PipeOutputStream input(in);
-    for (int n = 1; n <= kMessages; ++n) input << messageText(n) << "\n";
-  }
-  in.close(Poco::Pipe::CLOSE_WRITE);
-  int code = handle.wait();
-  stdout_text.join();
-  stderr_text.join();
-  INFO(stderr_text.text().substr(0, 4000));
-  REQUIRE(code == 0);
+  std::string input;
+  for (int n = 1; n <= kMessages; ++n) input += messageText(n) + "\n";
+  // The timeout is generous, only to avoid a hang.
+  auto run = gantry::e2e::runGantry(environment(workspace, llm), input, {"run"},
+                                    std::chrono::seconds(540));
+  INFO(run.err.substr(0, 4000));
+  REQUIRE(run.code == 0);
 
   std::vector<Request> turns, folds;
   for (const auto& body : llm.requests()) (parse(body).fold ? folds : turns).push_back(parse(body));
@@ -166,7 +115,7 @@ TEST_CASE("a 300-message conversation stays bounded and recalls a fact from mess
   REQUIRE(asked != turns.end());
   CHECK(asked->last_user.find("- (person) Ann: " + std::string(kFact)) != std::string::npos);
 
-  auto store = gantry::store::Store::open(workspace.root() + "/data/gantry.db");
+  auto store = gantry::store::Store::open(workspace.data() + "/gantry.db");
   REQUIRE(store.isOk());
   gantry::store::MemoryRepo memory(*store.value());
   auto rows = memory.list();

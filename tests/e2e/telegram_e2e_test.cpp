@@ -1,20 +1,18 @@
 // End to end: the real gantry binary with CHANNEL=telegram and its real modules, against the
 // fake Bot API and the fake OpenAI-compatible server (both in this process).
 
-#include <Poco/Pipe.h>
-#include <Poco/PipeStream.h>
-#include <Poco/Process.h>
-#include <Poco/TemporaryFile.h>
-
 #include <catch2/catch.hpp>
-#include <filesystem>
-#include <fstream>
-#include <mutex>
+#include <chrono>
+#include <csignal>
 #include <thread>
 
+#include "e2e/support/gantry_process.h"
 #include "fake_openai_server.h"
 #include "fake_telegram.h"
 
+using gantry::e2e::Env;
+using gantry::e2e::GantryProcess;
+using gantry::e2e::Workspace;
 using gantry::fakes::FakeTelegram;
 using gantry::fakes::SentRecord;
 using gantry::testing::FakeOpenAiServer;
@@ -23,87 +21,11 @@ namespace {
 
 constexpr std::int64_t kOwner = 111;
 
-// A data dir and persona that outlive restarts of the process within one test.
-class Workspace {
- public:
-  Workspace() : root_(Poco::TemporaryFile::tempName()) {
-    std::filesystem::create_directories(root_ + "/persona");
-    std::filesystem::create_directories(root_ + "/data");
-    std::ofstream(root_ + "/persona/IDENTITY.md") << "You are a test agent.\n";
-  }
-  ~Workspace() { std::filesystem::remove_all(root_); }
-  const std::string& root() const { return root_; }
-
- private:
-  std::string root_;
-};
-
-// The gantry daemon as a child process; stderr is drained so it never blocks on logs.
-class Gantry {
- public:
-  Gantry(const Workspace& workspace, const FakeTelegram& telegram, const FakeOpenAiServer& llm,
-         Poco::Process::Env extra = {}) {
-    Poco::Process::Env env = {
-        {"CHANNEL", "telegram"},
-        {"PROVIDER", "openai"},
-        {"LLM_BASE_URL", llm.baseUrl()},
-        {"LLM_API_KEY", "test-key"},
-        {"LLM_MODEL", "fake-model"},
-        {"TELEGRAM_BOT_TOKEN", telegram.token()},
-        {"TELEGRAM_ALLOWED_USERS", std::to_string(kOwner)},
-        {"TELEGRAM_API_BASE", telegram.apiBase()},
-        {"PERSONA_DIR", workspace.root() + "/persona"},
-        {"DATA_DIR", workspace.root() + "/data"},
-        {"MCP_MANIFEST", workspace.root() + "/none.toml"},
-        {"GANTRY_MODULE_DIR", std::string(GANTRY_BUILD_DIR) + "/modules"},
-        {"MEMORY_CONSOLIDATE_MINUTES", "0"},
-        {"CRON_ENABLED", "false"},
-        {"COALESCE_SETTLE_MS", "0"},
-        {"LOG_LEVEL", "debug"},
-    };
-    for (auto& [key, value] : extra) env[key] = value;
-    handle_ = std::make_unique<Poco::ProcessHandle>(Poco::Process::launch(
-        std::string(GANTRY_BUILD_DIR) + "/gantry", {"run"}, nullptr, nullptr, &err_, env));
-    drain_ = std::thread([this] {
-      Poco::PipeInputStream in(err_);
-      for (std::string line; std::getline(in, line);) {
-        std::lock_guard lock(mutex_);
-        log_ += line + "\n";
-      }
-    });
-  }
-  ~Gantry() { stop(); }
-
-  /// Waits for the process to exit on its own.
-  int wait() {
-    if (!handle_) return exit_code_;
-    exit_code_ = handle_->wait();
-    handle_.reset();
-    if (drain_.joinable()) drain_.join();
-    return exit_code_;
-  }
-  /// SIGTERM and wait for the exit code.
-  int stop() {
-    if (!handle_) return exit_code_;
-    if (Poco::Process::isRunning(*handle_)) Poco::Process::requestTermination(handle_->id());
-    exit_code_ = handle_->wait();
-    handle_.reset();
-    if (drain_.joinable()) drain_.join();
-    return exit_code_;
-  }
-  std::string log() const {
-    std::lock_guard lock(mutex_);
-    return log_;
-  }
-
- private:
-  std::unique_ptr<Poco::ProcessHandle> handle_;
-  Poco::Pipe err_;
-  std::thread drain_;
-  mutable std::mutex mutex_;
-  std::string log_;
-  int exit_code_ = -1;
-};
+/// SIGTERM and wait for the exit code.
+int stop(GantryProcess& gantry) {
+  gantry.signal(SIGTERM);
+  return gantry.wait();
+}
 
 /// Waits (generously) until a sendMessage/editMessageText carries text containing needle.
 bool waitText(const FakeTelegram& telegram, const std::string& needle) {
@@ -129,7 +51,23 @@ struct Fixture {
   Fixture() { telegram.start(); }
   FakeTelegram telegram;
   FakeOpenAiServer llm;
-  Workspace workspace;
+  // A data dir and persona that outlive restarts of the process within one test.
+  Workspace workspace{"telegram-e2e"};
+
+  Env env(const Env& extra = {}) const {
+    Env env = gantry::e2e::stdioEnv(workspace, llm.port());
+    env["CHANNEL"] = "telegram";
+    env["PROVIDER"] = "openai";
+    env["LLM_API_KEY"] = "test-key";
+    env["TELEGRAM_BOT_TOKEN"] = telegram.token();
+    env["TELEGRAM_ALLOWED_USERS"] = std::to_string(kOwner);
+    env["TELEGRAM_API_BASE"] = telegram.apiBase();
+    env["GANTRY_MODULE_DIR"] = std::string(GANTRY_BUILD_DIR) + "/modules";
+    env["CRON_ENABLED"] = "false";
+    env["COALESCE_SETTLE_MS"] = "0";
+    for (const auto& [key, value] : extra) env[key] = value;
+    return env;
+  }
 };
 
 }  // namespace
@@ -137,24 +75,24 @@ struct Fixture {
 TEST_CASE("a message gets a formatted reply", "[e2e][telegram]") {
   Fixture f;
   f.llm.addReply(R"({"content":"Hello **there**"})");
-  Gantry gantry(f.workspace, f.telegram, f.llm);
+  GantryProcess gantry(f.env());
   f.telegram.enqueueText(kOwner, "hi");
-  INFO(gantry.log());
+  INFO(gantry.err());
   REQUIRE(waitText(f.telegram, "Hello <b>there</b>"));
-  CHECK(gantry.stop() == 0);
+  CHECK(stop(gantry) == 0);
 }
 
 TEST_CASE("a stranger's message never reaches the model", "[e2e][telegram]") {
   Fixture f;
-  Gantry gantry(f.workspace, f.telegram, f.llm);
+  GantryProcess gantry(f.env());
   f.telegram.enqueueText(999, "stranger says hi");
   f.telegram.enqueueText(kOwner, "owner says hi");
-  INFO(gantry.log());
+  INFO(gantry.err());
   REQUIRE(waitText(f.telegram, "echo: owner says hi"));
   for (const std::string& request : f.llm.requests()) {
     CHECK(request.find("stranger says hi") == std::string::npos);
   }
-  CHECK(gantry.log().find("not in TELEGRAM_ALLOWED_USERS") != std::string::npos);
+  CHECK(gantry.err().find("not in TELEGRAM_ALLOWED_USERS") != std::string::npos);
 }
 
 TEST_CASE("a long reply is split into several messages", "[e2e][telegram]") {
@@ -163,9 +101,9 @@ TEST_CASE("a long reply is split into several messages", "[e2e][telegram]") {
   for (int k = 0; k < 400; ++k)
     reply += "Sentence number " + std::to_string(k) + " of the reply.\\n";
   f.llm.addReply(R"({"content":")" + reply + R"("})");
-  Gantry gantry(f.workspace, f.telegram, f.llm);
+  GantryProcess gantry(f.env());
   f.telegram.enqueueText(kOwner, "tell me a lot");
-  INFO(gantry.log());
+  INFO(gantry.err());
   REQUIRE(waitText(f.telegram, "Sentence number 399 of the reply."));
   CHECK(countText(f.telegram, "sendMessage", "Sentence number") >= 3);
   for (const SentRecord& record : f.telegram.sent("sendMessage")) {
@@ -179,9 +117,9 @@ TEST_CASE("streamed edits arrive in order and the last shows the full reply", "[
   for (int k = 0; k < 60; ++k) reply += "word" + std::to_string(k) + " ";
   reply += "end.";
   f.llm.addReply(R"({"content":")" + reply + R"(","delay_ms":200})");
-  Gantry gantry(f.workspace, f.telegram, f.llm, {{"STREAM_REPLIES", "true"}});
+  GantryProcess gantry(f.env({{"STREAM_REPLIES", "true"}}));
   f.telegram.enqueueText(kOwner, "stream please");
-  INFO(gantry.log());
+  INFO(gantry.err());
   REQUIRE(waitText(f.telegram, "end."));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   std::vector<std::string> shown;
@@ -198,12 +136,12 @@ TEST_CASE("streamed edits arrive in order and the last shows the full reply", "[
 TEST_CASE("three quick bubbles become one turn", "[e2e][telegram]") {
   Fixture f;
   f.llm.addReply(R"({"content":"first attempt","delay_ms":3000})");
-  Gantry gantry(f.workspace, f.telegram, f.llm, {{"COALESCE_SETTLE_MS", "500"}});
+  GantryProcess gantry(f.env({{"COALESCE_SETTLE_MS", "500"}}));
   f.telegram.enqueueText(kOwner, "bubble one");
   REQUIRE(f.telegram.waitCalls("sendChatAction", 1));
   f.telegram.enqueueText(kOwner, "bubble two");
   f.telegram.enqueueText(kOwner, "bubble three");
-  INFO(gantry.log());
+  INFO(gantry.err());
   REQUIRE(waitText(f.telegram, "bubble three"));
   std::string last = f.llm.requests().back();
   CHECK(last.find("bubble one") != std::string::npos);
@@ -215,15 +153,15 @@ TEST_CASE("three quick bubbles become one turn", "[e2e][telegram]") {
 TEST_CASE("a restart does not handle an update twice", "[e2e][telegram]") {
   Fixture f;
   {
-    Gantry gantry(f.workspace, f.telegram, f.llm);
+    GantryProcess gantry(f.env());
     f.telegram.enqueueText(kOwner, "before restart");
-    INFO(gantry.log());
+    INFO(gantry.err());
     REQUIRE(waitText(f.telegram, "echo: before restart"));
-    CHECK(gantry.stop() == 0);
+    CHECK(stop(gantry) == 0);
   }
-  Gantry restarted(f.workspace, f.telegram, f.llm);
+  GantryProcess restarted(f.env());
   f.telegram.enqueueText(kOwner, "after restart");
-  INFO(restarted.log());
+  INFO(restarted.err());
   REQUIRE(waitText(f.telegram, "echo: after restart"));
   CHECK(countText(f.telegram, "sendMessage", "echo: before restart") == 1);
   std::size_t seen = 0;
@@ -237,9 +175,9 @@ TEST_CASE("a restart does not handle an update twice", "[e2e][telegram]") {
 TEST_CASE("a 429 storm delays the reply but loses nothing", "[e2e][telegram]") {
   Fixture f;
   f.telegram.addFault({"sendMessage", 429, "", 1, false, 3});
-  Gantry gantry(f.workspace, f.telegram, f.llm);
+  GantryProcess gantry(f.env());
   f.telegram.enqueueText(kOwner, "storm");
-  INFO(gantry.log());
+  INFO(gantry.err());
   REQUIRE(waitText(f.telegram, "echo: storm"));
   CHECK(f.telegram.calls("sendMessage") >= 4);
 }
@@ -247,9 +185,9 @@ TEST_CASE("a 429 storm delays the reply but loses nothing", "[e2e][telegram]") {
 TEST_CASE("an inbound photo reaches the model as an image part", "[e2e][telegram]") {
   Fixture f;
   f.telegram.addFile("P1", "photos/file_1.jpg", std::string("\xFF\xD8\xFF\xE0photo-bytes", 15));
-  Gantry gantry(f.workspace, f.telegram, f.llm);
+  GantryProcess gantry(f.env());
   f.telegram.enqueuePhoto(kOwner, "P1", "what is this");
-  INFO(gantry.log());
+  INFO(gantry.err());
   REQUIRE(waitText(f.telegram, "echo: what is this"));
   REQUIRE_FALSE(f.llm.requests().empty());
   CHECK(f.llm.requests().back().find("data:image/jpeg;base64,") != std::string::npos);
@@ -257,17 +195,17 @@ TEST_CASE("an inbound photo reaches the model as an image part", "[e2e][telegram
 
 TEST_CASE("a bad token stops gantry with a clear error", "[e2e][telegram]") {
   Fixture f;
-  Gantry gantry(f.workspace, f.telegram, f.llm, {{"TELEGRAM_BOT_TOKEN", "999:wrong"}});
+  GantryProcess gantry(f.env({{"TELEGRAM_BOT_TOKEN", "999:wrong"}}));
   CHECK(gantry.wait() == 1);
-  CHECK(gantry.log().find("HTTP 401 Unauthorized (check TELEGRAM_BOT_TOKEN)") != std::string::npos);
+  CHECK(gantry.err().find("HTTP 401 Unauthorized (check TELEGRAM_BOT_TOKEN)") != std::string::npos);
 }
 
 TEST_CASE("a reply with a markdown image goes out as a photo and its text", "[e2e][telegram]") {
   Fixture f;
   f.llm.addReply(R"({"content":"Here it is ![cat](https://example.com/cat.png) enjoy"})");
-  Gantry gantry(f.workspace, f.telegram, f.llm);
+  GantryProcess gantry(f.env());
   f.telegram.enqueueText(kOwner, "show me a cat");
-  INFO(gantry.log());
+  INFO(gantry.err());
   REQUIRE(f.telegram.waitSent(1, "sendPhoto"));
   auto photos = f.telegram.sent("sendPhoto");
   CHECK(photos[0].photo == "https://example.com/cat.png");
@@ -277,9 +215,9 @@ TEST_CASE("a reply with a markdown image goes out as a photo and its text", "[e2
 TEST_CASE("TELEGRAM_ERROR_REPORTING sends warnings to the owner as an expandable quote",
           "[e2e][telegram]") {
   Fixture f;
-  Gantry gantry(f.workspace, f.telegram, f.llm, {{"TELEGRAM_ERROR_REPORTING", "warn"}});
+  GantryProcess gantry(f.env({{"TELEGRAM_ERROR_REPORTING", "warn"}}));
   f.telegram.enqueueText(999, "stranger says hi");  // dropped and logged at warn
-  INFO(gantry.log());
+  INFO(gantry.err());
   REQUIRE(waitText(f.telegram, "⚠️ warn"));
   bool quoted = false;
   for (const SentRecord& record : f.telegram.sent()) {
@@ -288,11 +226,11 @@ TEST_CASE("TELEGRAM_ERROR_REPORTING sends warnings to the owner as an expandable
     CHECK(record.text.find("stranger says hi") == std::string::npos);  // bodies stay out
   }
   CHECK(quoted);
-  CHECK(gantry.stop() == 0);
+  CHECK(stop(gantry) == 0);
 }
 
 TEST_CASE("an unknown TELEGRAM_ERROR_REPORTING value fails boot", "[e2e][telegram]") {
   Fixture f;
-  Gantry gantry(f.workspace, f.telegram, f.llm, {{"TELEGRAM_ERROR_REPORTING", "loud"}});
+  GantryProcess gantry(f.env({{"TELEGRAM_ERROR_REPORTING", "loud"}}));
   CHECK(gantry.wait() == 1);
 }
