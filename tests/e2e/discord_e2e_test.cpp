@@ -4,7 +4,6 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <csignal>
 #include <thread>
 
 #include "e2e/support/gantry_process.h"
@@ -21,12 +20,6 @@ namespace {
 
 constexpr const char* kOwner = "111111111111111111";
 constexpr const char* kStranger = "222222222222222222";
-
-/// SIGTERM and wait for the exit code.
-int stop(GantryProcess& gantry) {
-  gantry.signal(SIGTERM);
-  return gantry.wait();
-}
 
 std::size_t countContaining(const FakeDiscord& discord, const std::string& needle) {
   std::size_t n = 0;
@@ -99,7 +92,7 @@ TEST_CASE("a DM gets a reply through the real binary", "[e2e][discord]") {
   dm(f.discord, "hi");
   REQUIRE(waitText(f.discord, "Hello **there**"));
   CHECK(f.discord.sent().at(0).channel_id == FakeDiscord::MessageSpec{}.channel_id);
-  CHECK(stop(gantry) == 0);
+  CHECK(gantry.stop() == 0);
 }
 
 TEST_CASE("a stranger's DM never reaches the model", "[e2e][discord]") {

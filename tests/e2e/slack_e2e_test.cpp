@@ -3,7 +3,6 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <csignal>
 #include <thread>
 
 #include "e2e/support/gantry_process.h"
@@ -66,11 +65,6 @@ struct Fixture {
   }
 };
 
-int stop(GantryProcess& gantry) {
-  gantry.signal(SIGTERM);
-  return gantry.wait();
-}
-
 }  // namespace
 
 TEST_CASE("a DM gets a reply rendered as mrkdwn", "[e2e][slack]") {
@@ -82,7 +76,7 @@ TEST_CASE("a DM gets a reply rendered as mrkdwn", "[e2e][slack]") {
   f.dm("hi");
   REQUIRE(f.waitPosted("Hello *there* &amp; welcome"));
   CHECK(f.slack.messages().front().channel == kChat);
-  CHECK(stop(gantry) == 0);
+  CHECK(gantry.stop() == 0);
 }
 
 TEST_CASE("a stranger's DM never reaches the model", "[e2e][slack]") {
@@ -143,7 +137,7 @@ TEST_CASE("a forced reconnect mid-conversation loses and duplicates nothing", "[
   }
   CHECK(f.llm.requests().size() == 4);
   CHECK(f.slack.stats().unacked.empty());
-  CHECK(stop(gantry) == 0);
+  CHECK(gantry.stop() == 0);
 }
 
 TEST_CASE("a 429 on chat.postMessage delays the reply but loses nothing", "[e2e][slack]") {

@@ -3,7 +3,6 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <csignal>
 #include <thread>
 
 #include "e2e/support/gantry_process.h"
@@ -20,12 +19,6 @@ using gantry::testing::FakeOpenAiServer;
 namespace {
 
 constexpr std::int64_t kOwner = 111;
-
-/// SIGTERM and wait for the exit code.
-int stop(GantryProcess& gantry) {
-  gantry.signal(SIGTERM);
-  return gantry.wait();
-}
 
 /// Waits (generously) until a sendMessage/editMessageText carries text containing needle.
 bool waitText(const FakeTelegram& telegram, const std::string& needle) {
@@ -79,7 +72,7 @@ TEST_CASE("a message gets a formatted reply", "[e2e][telegram]") {
   f.telegram.enqueueText(kOwner, "hi");
   INFO(gantry.err());
   REQUIRE(waitText(f.telegram, "Hello <b>there</b>"));
-  CHECK(stop(gantry) == 0);
+  CHECK(gantry.stop() == 0);
 }
 
 TEST_CASE("a stranger's message never reaches the model", "[e2e][telegram]") {
@@ -157,7 +150,7 @@ TEST_CASE("a restart does not handle an update twice", "[e2e][telegram]") {
     f.telegram.enqueueText(kOwner, "before restart");
     INFO(gantry.err());
     REQUIRE(waitText(f.telegram, "echo: before restart"));
-    CHECK(stop(gantry) == 0);
+    CHECK(gantry.stop() == 0);
   }
   GantryProcess restarted(f.env());
   f.telegram.enqueueText(kOwner, "after restart");
@@ -226,7 +219,7 @@ TEST_CASE("TELEGRAM_ERROR_REPORTING sends warnings to the owner as an expandable
     CHECK(record.text.find("stranger says hi") == std::string::npos);  // bodies stay out
   }
   CHECK(quoted);
-  CHECK(stop(gantry) == 0);
+  CHECK(gantry.stop() == 0);
 }
 
 TEST_CASE("an unknown TELEGRAM_ERROR_REPORTING value fails boot", "[e2e][telegram]") {

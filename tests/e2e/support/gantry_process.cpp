@@ -135,6 +135,11 @@ int GantryProcess::wait(std::chrono::milliseconds timeout) {
   return code_;
 }
 
+int GantryProcess::stop(std::chrono::milliseconds timeout) {
+  if (!exited_) signal(SIGTERM);
+  return wait(timeout);
+}
+
 RunResult runGantry(const Env& env, const std::string& stdin_text,
                     const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
   GantryProcess process(env, args);

@@ -65,6 +65,8 @@ class GantryProcess {
   void signal(int sig);
   /// Waits for exit; returns the exit code, or -1 after the timeout (then kills).
   int wait(std::chrono::milliseconds timeout = std::chrono::seconds(60));
+  /// Asks for a graceful shutdown (SIGTERM) and waits for exit, as wait() does.
+  int stop(std::chrono::milliseconds timeout = std::chrono::seconds(60));
   std::string out() const { return out_->text(); }
   std::string err() const { return err_->text(); }
   int pid() const { return static_cast<int>(handle_->id()); }
