@@ -132,6 +132,12 @@ TEST_CASE("three quick bubbles become one turn", "[e2e][telegram]") {
   GantryProcess gantry(f.env({{"COALESCE_SETTLE_MS", "500"}}));
   f.telegram.enqueueText(kOwner, "bubble one");
   REQUIRE(f.telegram.waitCalls("sendChatAction", 1));
+  // The scripted "first attempt" must be taken by bubble one's model call: wait for it, or a
+  // turn cancelled before its request goes out leaves the script line to the joined turn.
+  for (int i = 0; i < 600 && f.llm.requests().empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  REQUIRE(f.llm.requests().size() == 1);
   f.telegram.enqueueText(kOwner, "bubble two");
   f.telegram.enqueueText(kOwner, "bubble three");
   INFO(gantry.err());
