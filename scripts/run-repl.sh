@@ -5,6 +5,8 @@
 # or the endpoint. Any variable already set in the environment wins over the env file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Let ccache reuse objects compiled in another checkout of the same sources.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
 if [ "$(id -u)" = 0 ]; then ./scripts/setup-deps.sh >/dev/null; fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

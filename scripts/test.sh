@@ -3,6 +3,8 @@
 # test suite with CTest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Let ccache reuse objects compiled in another checkout of the same sources.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
 if [ "$(id -u)" = 0 ]; then ./scripts/setup-deps.sh; fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
