@@ -122,7 +122,9 @@ void bench(int rows) {
     auto hydrate = measure(300, [&](int i) { gantry::memory::hydrationBlock(repo, messages[i]); });
     int64_t now = gantry::store::nowMs();
     auto fts = measure(300, [&](int i) { repo.matchActive(messages[i], 60, now); });
-    auto active = measure(300, [&](int) { repo.active({"fact", "preference", "person"}, 60, now); });
+    auto active = measure(300, [&](int) {
+      repo.active({"fact", "preference", "person"}, 60, now);
+    });
     report(rows, "insert", insert_ms);
     report(rows, "fts-match", fts);
     report(rows, "active", active);

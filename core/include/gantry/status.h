@@ -40,7 +40,7 @@ class Status {
 template <class T>
 class Result {
  public:
-  Result(T v) : value_(std::move(v)) {}          // NOLINT(google-explicit-constructor)
+  Result(T v) : value_(std::move(v)) {}        // NOLINT(google-explicit-constructor)
   Result(Status s) : status_(std::move(s)) {}  // NOLINT(google-explicit-constructor)
 
   bool isOk() const { return value_.has_value(); }

@@ -215,8 +215,7 @@ TEST_CASE("conflicts are recorded and listed newest first", "[memory]") {
   CHECK(conflicts.value()[1].persona_excerpt == "USER.md: vegetarian");
 }
 
-TEST_CASE("recall ignores words that most rows contain, unless nothing else is left",
-          "[memory]") {
+TEST_CASE("recall ignores words that most rows contain, unless nothing else is left", "[memory]") {
   TempStore temp;
   MemoryRepo repo(temp.store());
   for (int i = 0; i < 150; ++i) put(repo, "fact", "note " + std::to_string(i), "the usual thing");
