@@ -12,7 +12,8 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# Node runs the MCP test peers; Debian's nodejs (18) is enough. Keep a newer one if present.
+# Debian's npm (on its Node 18) only installs the peers: they run on the Node 22 that
+# tests/peers pins (node-linux-* from npm), so no machine's own Node decides a result.
 command -v node >/dev/null || missing+=(nodejs)
 command -v npm >/dev/null || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then

@@ -10,6 +10,7 @@
 
 #include "e2e/support/gantry_process.h"
 #include "openai/fake_openai_server.h"
+#include "peers/peers.h"
 
 using gantry::e2e::GantryProcess;
 using gantry::e2e::Workspace;
@@ -96,17 +97,16 @@ TEST_CASE("tools the manifest denies or reserves for approval are not run", "[e2
 
 TEST_CASE("a full turn reads a file through the real server-filesystem, name repaired",
           "[e2e][peers]") {
-  std::string script = GANTRY_SOURCE_DIR
-      "/tests/peers/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js";
-  if (!std::filesystem::exists(script) || std::system("node --version >/dev/null 2>&1") != 0) {
+  const std::string script = gantry::testing::peers::script("server-filesystem");
+  if (script.empty()) {
     WARN("skipped: node or tests/peers/node_modules missing (npm ci --prefix tests/peers)");
     return;
   }
   Workspace ws("filesystem");
   ws.write("files/note.txt", "the secret word is gantry\n");
   std::string path = ws.path() + "/files/note.txt";
-  ws.write("mcp.toml", "[[server]]\nname = \"fs\"\ncommand = \"node\"\nargs = [\"" + script +
-                           "\", \"" + ws.path() + "/files\"]\n");
+  ws.write("mcp.toml", "[[server]]\nname = \"fs\"\ncommand = \"" + gantry::testing::peers::node() +
+                           "\"\nargs = [\"" + script + "\", \"" + ws.path() + "/files\"]\n");
   FakeOpenAiServer llm;
   // The model forgets the server prefix: read_text_file must be repaired to fs__read_text_file.
   llm.addReply(R"({"tool_calls":[{"id":"c1","name":"read_text_file","arguments":"{\"path\":\")" +

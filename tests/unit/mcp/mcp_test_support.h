@@ -14,6 +14,7 @@
 
 #include "log/log.h"
 #include "mcp/host.h"
+#include "peers/peers.h"
 
 namespace gantry::mcp::testing {
 
@@ -21,14 +22,9 @@ inline std::string fakeServerPath() {
   return std::string(GANTRY_BUILD_DIR) + "/tests/fakes/mcp/fake_mcp_server";
 }
 
-inline std::string peersDir() { return std::string(GANTRY_SOURCE_DIR) + "/tests/peers"; }
-
-/// The entry script of an npm peer, or empty when node or the peers are not installed.
+/// The entry script of an npm peer, or empty when the peers are not installed.
 inline std::string peerScript(const std::string& package) {
-  const auto script =
-      peersDir() + "/node_modules/@modelcontextprotocol/" + package + "/dist/index.js";
-  if (::system("node --version > /dev/null 2>&1") != 0) return {};
-  return std::filesystem::exists(script) ? script : std::string();
+  return gantry::testing::peers::script(package);
 }
 
 /// Short intervals so restarts and health checks happen within a test.

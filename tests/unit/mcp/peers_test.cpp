@@ -27,7 +27,7 @@ namespace {
 ServerSpec everythingStdio(const std::string& script) {
   ServerSpec spec;
   spec.name = "everything";
-  spec.command = "node";
+  spec.command = gantry::testing::peers::node();
   spec.args = {script, "stdio"};
   return spec;
 }
@@ -44,8 +44,10 @@ struct HttpEverything {
   explicit HttpEverything(const std::string& script) {
     auto env = minimalEnvironment();
     env["PORT"] = std::to_string(port);
-    auto spawned = ChildProcess::spawn(
-        "sh", {"-c", "exec node '" + script + "' streamableHttp >/dev/null 2>&1"}, env, true);
+    auto spawned = ChildProcess::spawn("sh",
+                                       {"-c", "exec '" + gantry::testing::peers::node() + "' '" +
+                                                  script + "' streamableHttp >/dev/null 2>&1"},
+                                       env, true);
     REQUIRE(spawned.isOk());
     child = std::move(spawned.value());
   }
@@ -149,8 +151,10 @@ TEST_CASE("an HTTP server that goes away is marked down and rejoins when it is b
   CHECK_FALSE(server->call("everything__echo", R"({"message":"x"})", context()).ok);
   auto env = minimalEnvironment();
   env["PORT"] = std::to_string(port);
-  auto again = ChildProcess::spawn(
-      "sh", {"-c", "exec node '" + script + "' streamableHttp >/dev/null 2>&1"}, env, true);
+  auto again = ChildProcess::spawn("sh",
+                                   {"-c", "exec '" + gantry::testing::peers::node() + "' '" +
+                                              script + "' streamableHttp >/dev/null 2>&1"},
+                                   env, true);
   REQUIRE(again.isOk());
   REQUIRE(eventually([&] { return published(server, "everything__echo"); }));
   CHECK(server->call("everything__echo", R"({"message":"back"})", context()).text == "Echo: back");
@@ -166,7 +170,7 @@ TEST_CASE("server-filesystem reads a temp file", "[mcp][peers]") {
   std::ofstream(dir / "note.txt") << "the secret word is gantry\n";
   ServerSpec spec;
   spec.name = "fs";
-  spec.command = "node";
+  spec.command = gantry::testing::peers::node();
   spec.args = {script, dir.string()};
   auto host = startHost({spec});
   auto* server = host->server("fs");
