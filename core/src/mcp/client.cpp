@@ -96,7 +96,9 @@ Status Client::start(std::chrono::milliseconds timeout) {
   // The version header goes on every message after initialize, initialized included.
   const auto note_text = jsonrpc::notification("notifications/initialized", nullptr);
   transport_->initialized(protocolVersion(), init_text, note_text);
-  return transport_->send(note_text, std::nullopt, timeout);
+  status = transport_->send(note_text, std::nullopt, timeout);
+  if (status.isOk()) transport_->sessionReady();
+  return status;
 }
 
 Status Client::checkInitialize(const Poco::JSON::Object::Ptr& result) {

@@ -4,6 +4,7 @@
 #include <Poco/JSON/Array.h>
 #include <Poco/JSON/Parser.h>
 
+#include <charconv>
 #include <regex>
 #include <sstream>
 
@@ -168,41 +169,61 @@ void LineSplitter::endLine() {
   dropped_ = 0;
 }
 
-SseReader::SseReader(std::function<void(std::string_view)> on_event)
-    : on_event_(std::move(on_event)) {}
+namespace {
 
-void SseReader::feed(std::string_view bytes) {
-  pending_.append(bytes);
-  std::size_t start = 0;
-  for (auto newline = pending_.find('\n', start); newline != std::string::npos;
-       newline = pending_.find('\n', start)) {
-    std::string_view text(pending_.data() + start, newline - start);
-    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-    line(text);
-    start = newline + 1;
+constexpr auto kNone = std::string_view::npos;
+
+/// The index just past the JSON string that starts at text[at] (a quote); npos if unclosed.
+std::size_t skipString(std::string_view text, std::size_t at) {
+  for (std::size_t i = at + 1; i < text.size(); ++i) {
+    if (text[i] == '\\') {
+      ++i;
+    } else if (text[i] == '"') {
+      return i + 1;
+    }
   }
-  pending_.erase(0, start);
+  return kNone;
 }
 
-void SseReader::finish() {
-  if (!pending_.empty()) line(pending_);
-  pending_.clear();
-  line("");
+std::optional<std::int64_t> leadingInteger(std::string_view text) {
+  const auto start = text.find_first_not_of(" \t\r\n");
+  if (start == kNone) return std::nullopt;
+  std::int64_t value = 0;
+  const auto* end = text.data() + text.size();
+  const auto [next, error] = std::from_chars(text.data() + start, end, value);
+  if (error != std::errc() || (next != end && std::string_view(",} \t\r\n").find(*next) == kNone)) {
+    return std::nullopt;
+  }
+  return value;
 }
 
-void SseReader::line(std::string_view text) {
-  if (text.empty()) {
-    if (has_data_) on_event_(data_);
-    data_.clear();
-    has_data_ = false;
-    return;
+}  // namespace
+
+std::optional<std::int64_t> responseId(std::string_view text) {
+  auto i = text.find_first_not_of(" \t\r\n");
+  if (i == kNone || text[i] != '{') return std::nullopt;
+  int depth = 0;
+  bool answer = false;
+  std::optional<std::int64_t> id;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      const auto end = skipString(text, i);
+      if (end == kNone) return std::nullopt;
+      const auto colon = text.find_first_not_of(" \t\r\n", end);
+      if (depth == 1 && colon != kNone && text[colon] == ':') {  // a member name
+        const auto key = text.substr(i + 1, end - i - 2);
+        answer = answer || key == "result" || key == "error";
+        if (key == "id") id = leadingInteger(text.substr(colon + 1));
+      }
+      i = end - 1;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if ((c == '}' || c == ']') && --depth == 0) {
+      return answer ? id : std::nullopt;
+    }
   }
-  if (text.substr(0, 5) != "data:") return;  // event:, id:, retry: and comments
-  text.remove_prefix(5);
-  if (!text.empty() && text.front() == ' ') text.remove_prefix(1);
-  if (has_data_) data_.push_back('\n');
-  data_.append(text);
-  has_data_ = true;
+  return std::nullopt;  // the object never closed
 }
 
 std::optional<std::int64_t> findResponseId(std::string_view fragment) {

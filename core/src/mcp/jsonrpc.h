@@ -1,6 +1,6 @@
 #pragma once
-/// JSON-RPC 2.0 framing for MCP: building and parsing single messages, splitting a byte
-/// stream into capped lines, and reading Server-Sent Events. Pure: no I/O, no threads.
+/// JSON-RPC 2.0 framing for MCP: building and parsing single messages, and splitting a byte
+/// stream into capped lines. Pure: no I/O, no threads.
 
 #include <Poco/Dynamic/Var.h>
 #include <Poco/JSON/Object.h>
@@ -71,23 +71,10 @@ class LineSplitter {
   std::size_t dropped_ = 0;  ///< bytes of the current line beyond the cap
 };
 
-/// Reads a text/event-stream body incrementally; calls back with each event's data (its
-/// data: lines joined by '\n'). Event names and ids are not needed by MCP responses.
-class SseReader {
- public:
-  explicit SseReader(std::function<void(std::string_view data)> on_event);
-  void feed(std::string_view bytes);
-  /// Dispatches a final event not followed by a blank line.
-  void finish();
-
- private:
-  void line(std::string_view text);
-
-  std::function<void(std::string_view)> on_event_;
-  std::string pending_;
-  std::string data_;
-  bool has_data_ = false;
-};
+/// The id of a JSON-RPC response (an object with a top-level integer "id" and a "result" or
+/// "error" member), found by one scan of its top level without building a document.
+/// Nullopt for requests, notifications, batches and text that is not such an object.
+std::optional<std::int64_t> responseId(std::string_view text);
 
 /// Finds the top-level `"id":N` of a JSON-RPC response in a fragment of its text (used for
 /// a response too large to parse). Returns nullopt when no unescaped id key is present.

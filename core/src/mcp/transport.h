@@ -45,6 +45,9 @@ class Transport {
   /// transport can re-initialise an expired session.
   virtual void initialized(const std::string& /*version*/, const std::string& /*init_request*/,
                            const std::string& /*init_notification*/) {}
+  /// Called once the session is fully initialised (notifications/initialized was sent): HTTP
+  /// opens its optional GET stream for server-initiated messages here. Optional.
+  virtual void sessionReady() {}
   /// Closes the connection (stdio: ends the child; HTTP: DELETEs the session). Idempotent.
   virtual void close() = 0;
   /// Kills at once (a hung stdio child). Defaults to close().

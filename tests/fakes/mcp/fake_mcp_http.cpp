@@ -1,5 +1,6 @@
 #include "fake_mcp_http.h"
 
+#include <Poco/Exception.h>
 #include <Poco/JSON/Array.h>
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
@@ -48,7 +49,7 @@ Object::Ptr textResult(const std::string& body) {
 
 Object::Ptr toolsResult() {
   Poco::JSON::Array::Ptr tools = new Poco::JSON::Array;
-  for (const char* name : {"echo", "echo_sse"}) {
+  for (const char* name : {"echo", "echo_sse", "echo_resume", "drop_sse"}) {
     Object::Ptr schema = new Object;
     schema->set("type", "object");
     Object::Ptr tool = new Object;
@@ -86,11 +87,15 @@ void sendJson(HTTPServerResponse& response, const std::string& body) {
   sendStatus(response, HTTPResponse::HTTP_OK, body);
 }
 
-void sendSse(HTTPServerResponse& response, const std::vector<std::string>& events) {
+std::ostream& startSse(HTTPServerResponse& response) {
   response.setContentType("text/event-stream");
   response.setChunkedTransferEncoding(true);
   response.setStatus(HTTPResponse::HTTP_OK);
-  auto& out = response.send();
+  return response.send();
+}
+
+void sendSse(HTTPServerResponse& response, const std::vector<std::string>& events) {
+  auto& out = startSse(response);
   for (const auto& event : events) out << "event: message\ndata: " << event << "\n\n" << std::flush;
 }
 
@@ -100,7 +105,12 @@ class Handler final : public Poco::Net::HTTPRequestHandler {
 
   void handleRequest(HTTPServerRequest& request, HTTPServerResponse& response) override {
     const auto session = request.get("Mcp-Session-Id", "");
+    {
+      std::lock_guard lock(state_->mutex);
+      state_->record.targets.push_back(request.getURI());
+    }
     if (request.getMethod() == "DELETE") return end(session, response);
+    if (request.getMethod() == "GET") return stream(session, request, response);
     std::string body;
     Poco::StreamCopier::copyToString(request.stream(), body);
     const auto accept = request.get("Accept", "");
@@ -162,12 +172,78 @@ class Handler final : public Poco::Net::HTTPRequestHandler {
     auto params = message->getObject("params");
     auto arguments = params->getObject("arguments");
     const auto said = arguments.isNull() ? "" : arguments->optValue<std::string>("text", "");
+    if (params->getValue<std::string>("name") == "drop_sse") return sendSse(response, {});
+    if (params->getValue<std::string>("name") == "echo_resume") {
+      return holdAnswer(reply(id, textResult(said)), response);
+    }
     if (params->getValue<std::string>("name") == "echo_sse") {
       const std::string progress =
           R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1,"progressToken":1}})";
       return sendSse(response, {progress, reply(id, textResult(said))});
     }
     sendJson(response, reply(id, textResult(said)));
+  }
+
+  // The stream ends after its priming event; the answer waits for the resuming GET.
+  void holdAnswer(const std::string& answer, HTTPServerResponse& response) {
+    std::string event;
+    int retry = 0;
+    {
+      std::lock_guard lock(state_->mutex);
+      event = "e-" + std::to_string(state_->next_event++);
+      state_->held[event] = answer;
+      retry = state_->retry_ms;
+    }
+    auto& out = startSse(response);
+    out << "id: " << event << "\nretry: " << retry << "\ndata: \n\n" << std::flush;
+    std::lock_guard lock(state_->mutex);
+    state_->closed_at[event] = std::chrono::steady_clock::now();
+  }
+
+  void stream(const std::string& session, HTTPServerRequest& request,
+              HTTPServerResponse& response) {
+    std::unique_lock lock(state_->mutex);
+    ++state_->record.gets;
+    if (state_->refuse_get) {
+      lock.unlock();
+      return sendStatus(response, HTTPResponse::HTTP_METHOD_NOT_ALLOWED);
+    }
+    if (state_->sessions.count(session) == 0) {
+      lock.unlock();
+      return sendStatus(response, HTTPResponse::HTTP_NOT_FOUND, "unknown session");
+    }
+    const auto last = request.get("Last-Event-ID", "");
+    if (!last.empty()) state_->record.last_event_ids.push_back(last);
+    auto held = state_->held.find(last);
+    if (held == state_->held.end()) return standing(lock, response);
+    const auto gap = std::chrono::steady_clock::now() - state_->closed_at[last];
+    state_->record.resume_gaps_ms.push_back(
+        std::chrono::duration_cast<std::chrono::milliseconds>(gap).count());
+    const auto answer = held->second;
+    state_->held.erase(held);
+    lock.unlock();
+    sendSse(response, {answer});
+  }
+
+  // Open until the server stops or the client goes; pushed messages go out as they come.
+  void standing(std::unique_lock<std::mutex>& lock, HTTPServerResponse& response) {
+    ++state_->record.open_streams;
+    std::size_t sent = state_->pushed.size();
+    const auto event = "s-" + std::to_string(state_->next_event++);
+    lock.unlock();
+    try {
+      auto& out = startSse(response);
+      out << "id: " << event << "\ndata: \n\n" << std::flush;
+      lock.lock();
+      while (!state_->stopping && out.good()) {
+        state_->changed.wait_for(lock, std::chrono::milliseconds(50));
+        while (sent < state_->pushed.size()) out << "data: " << state_->pushed[sent++] << "\n\n";
+        out.flush();
+      }
+    } catch (const Poco::Exception&) {  // the client went away
+    }
+    if (!lock.owns_lock()) lock.lock();
+    --state_->record.open_streams;
   }
 
   void end(const std::string& session, HTTPServerResponse& response) {
@@ -200,10 +276,37 @@ FakeMcpHttp::FakeMcpHttp() : state_(std::make_shared<State>()) {
   server_->start();
 }
 
-FakeMcpHttp::~FakeMcpHttp() { server_->stopAll(true); }
+FakeMcpHttp::~FakeMcpHttp() {
+  {
+    std::lock_guard lock(state_->mutex);
+    state_->stopping = true;
+  }
+  state_->changed.notify_all();
+  server_->stopAll(true);
+}
 
-std::string FakeMcpHttp::url() const {
-  return "http://127.0.0.1:" + std::to_string(server_->port()) + "/mcp";
+std::string FakeMcpHttp::url() const { return rootUrl() + "/mcp"; }
+
+std::string FakeMcpHttp::rootUrl() const {
+  return "http://127.0.0.1:" + std::to_string(server_->port());
+}
+
+void FakeMcpHttp::refuseGet() {
+  std::lock_guard lock(state_->mutex);
+  state_->refuse_get = true;
+}
+
+void FakeMcpHttp::push(const std::string& message) {
+  {
+    std::lock_guard lock(state_->mutex);
+    state_->pushed.push_back(message);
+  }
+  state_->changed.notify_all();
+}
+
+void FakeMcpHttp::setRetryMs(int ms) {
+  std::lock_guard lock(state_->mutex);
+  state_->retry_ms = ms;
 }
 
 void FakeMcpHttp::expireSessions() {

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "fake_mcp_http.h"
@@ -15,6 +16,12 @@ ServerSpec httpSpec(const gantry::testing::FakeMcpHttp& fake) {
   spec.url = fake.url();
   spec.headers = {{"Authorization", "Bearer secret://daemon_token"}};
   return spec;
+}
+
+/// GETs that resumed after an echo_resume stream's event (its ids start with "e-").
+long resumedAnswers(const gantry::testing::FakeMcpHttp::Record& record) {
+  return std::count_if(record.last_event_ids.begin(), record.last_event_ids.end(),
+                       [](const std::string& id) { return id.rfind("e-", 0) == 0; });
 }
 
 }  // namespace
@@ -77,4 +84,76 @@ TEST_CASE("an HTTP server that cannot be reached is reported down, not fatal", "
   CHECK(status.state != ServerState::kUp);
   CHECK_THAT(status.last_error, Catch::Contains("POST http://127.0.0.1:1/mcp failed"));
   CHECK_THAT(host->describeTools(), Catch::Contains("gone (http, "));
+}
+
+TEST_CASE("a manifest url with no path posts to the root", "[mcp]") {
+  gantry::testing::FakeMcpHttp fake;
+  auto spec = httpSpec(fake);
+  spec.url = fake.rootUrl();
+  auto host = startHost({spec});
+  auto result = host->server("remote")->call("remote__echo", R"({"text":"root"})", context());
+  CHECK(result.ok);
+  CHECK(result.text == "root");
+  for (const auto& target : fake.record().targets) CHECK(target == "/");
+}
+
+TEST_CASE("a response stream that ends early is resumed with Last-Event-ID after its retry delay",
+          "[mcp]") {
+  gantry::testing::FakeMcpHttp fake;
+  fake.setRetryMs(300);
+  auto host = startHost({httpSpec(fake)});
+  auto result =
+      host->server("remote")->call("remote__echo_resume", R"({"text":"resumed"})", context());
+  CHECK(result.ok);
+  CHECK(result.text == "resumed");
+  const auto record = fake.record();
+  CHECK(resumedAnswers(record) == 1);
+  REQUIRE(record.resume_gaps_ms.size() == 1);
+  CHECK(record.resume_gaps_ms[0] >= 280);  // waited the server's delay (a lower bound only)
+}
+
+TEST_CASE("a response stream that ends with no answer and no event id fails the call at once",
+          "[mcp]") {
+  gantry::testing::FakeMcpHttp fake;
+  auto host = startHost({httpSpec(fake)});
+  auto result = host->server("remote")->call("remote__drop_sse", "{}", context());
+  CHECK_FALSE(result.ok);
+  CHECK_THAT(result.text, Catch::Contains("no event id to resume from"));
+}
+
+TEST_CASE("a call given up while its stream waits to resume ends without the resuming GET",
+          "[mcp]") {
+  gantry::testing::FakeMcpHttp fake;
+  fake.setRetryMs(60000);
+  auto host = startHost({httpSpec(fake)});
+  auto result = host->server("remote")->call("remote__echo_resume", "{}",
+                                             context(std::chrono::milliseconds(300)));
+  CHECK_FALSE(result.ok);
+  host.reset();  // closing must not wait out the retry delay either
+  const auto record = fake.record();
+  CHECK(resumedAnswers(record) == 0);
+}
+
+TEST_CASE("server messages on the standing GET stream reach the client", "[mcp]") {
+  gantry::testing::FakeMcpHttp fake;
+  auto host = startHost({httpSpec(fake)});
+  REQUIRE(eventually([&] { return fake.record().open_streams == 1; }));
+  fake.push(R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})");
+  CHECK(eventually([&] {
+    const auto methods = fake.record().methods;
+    return std::count(methods.begin(), methods.end(), "tools/list") >= 2;
+  }));
+}
+
+TEST_CASE("a server without a GET stream (405) is not asked for one again", "[mcp]") {
+  gantry::testing::FakeMcpHttp fake;
+  fake.refuseGet();
+  LogCapture logs;
+  auto host = startHost({httpSpec(fake)});
+  REQUIRE(eventually([&] { return fake.record().gets == 1; }));
+  auto result = host->server("remote")->call("remote__echo", R"({"text":"still"})", context());
+  CHECK(result.ok);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  CHECK(fake.record().gets == 1);
+  CHECK_FALSE(logs.contains("\"level\":\"warn\""));
 }

@@ -65,14 +65,15 @@ TEST_CASE("the response id is found outside escaped strings", "[mcp]") {
   CHECK_FALSE(jsonrpc::findResponseId(R"(only \"id\":5 inside)").has_value());
 }
 
-TEST_CASE("server-sent events yield their data lines joined", "[mcp]") {
-  std::vector<std::string> events;
-  jsonrpc::SseReader reader([&](std::string_view data) { events.emplace_back(data); });
-  reader.feed("event: message\r\nid: 1\r\ndata: {\"a\":");
-  reader.feed("1}\r\n\r\n: comment\n\ndata: x\ndata: y\n\n");
-  reader.feed("data: last");
-  reader.finish();
-  CHECK(events == std::vector<std::string>{"{\"a\":1}", "x\ny", "last"});
+TEST_CASE("a response id is read from the top level only", "[mcp]") {
+  CHECK(jsonrpc::responseId(R"({"result":{"id":7,"x":"\"id\":8"},"jsonrpc":"2.0","id":3})") == 3);
+  CHECK(jsonrpc::responseId(R"( {"jsonrpc":"2.0","id":-4,"error":{"code":1,"message":"m"}})") ==
+        -4);
+  CHECK_FALSE(jsonrpc::responseId(R"({"jsonrpc":"2.0","id":5,"method":"ping"})").has_value());
+  CHECK_FALSE(jsonrpc::responseId(R"({"jsonrpc":"2.0","id":"abc","result":{}})").has_value());
+  CHECK_FALSE(jsonrpc::responseId(R"([{"jsonrpc":"2.0","id":1,"result":{}}])").has_value());
+  CHECK_FALSE(jsonrpc::responseId(R"({"jsonrpc":"2.0","id":1,"result":{"open")").has_value());
+  CHECK_FALSE(jsonrpc::responseId("").has_value());
 }
 
 namespace {
