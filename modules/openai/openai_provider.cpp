@@ -10,7 +10,6 @@
 #include "Poco/Net/NetException.h"
 #include "Poco/Net/SSLException.h"
 #include "Poco/Net/SSLManager.h"
-#include "Poco/StreamCopier.h"
 #include "Poco/URI.h"
 #include "gantry/guard.h"
 #include "openai_api.h"
@@ -27,6 +26,8 @@ constexpr seconds kConnectTimeout{30};
 constexpr std::size_t kMaxErrorDetail = 300;
 constexpr milliseconds kEndOfBodyWait{50};
 constexpr seconds kIdleReuse{4};
+/// A whole (non-streamed) reply; far above any real one, low enough to bound memory.
+constexpr std::size_t kMaxBody = 16 << 20;
 
 Poco::Timespan timespan(std::chrono::steady_clock::duration d) {
   auto micros = std::chrono::duration_cast<std::chrono::microseconds>(d).count();
@@ -65,6 +66,16 @@ Poco::Net::Context::Ptr systemTlsContext() {
   std::call_once(once, [] { Poco::Net::initializeSSL(); });
   return new Poco::Net::Context(Poco::Net::Context::TLS_CLIENT_USE, "/etc/ssl/certs",
                                 Poco::Net::Context::VERIFY_RELAXED, 9, false);
+}
+
+// False when the body is over kMaxBody; reading stops there.
+bool readCapped(std::istream& in, std::string* body) {
+  char buffer[64 * 1024];
+  while (in && body->size() <= kMaxBody) {
+    in.read(buffer, sizeof buffer);
+    body->append(buffer, static_cast<std::size_t>(in.gcount()));
+  }
+  return body->size() <= kMaxBody;
 }
 
 }  // namespace
@@ -233,7 +244,10 @@ Result<ChatResponse> OpenAiProvider::converse(Call& call, Poco::Net::HTTPClientS
     return result;
   }
   std::string body;
-  Poco::StreamCopier::copyToString(in, body);
+  if (!readCapped(in, &body)) {
+    return Status::error("model: the response from " + config_.endpoint + " is over " +
+                         std::to_string(kMaxBody >> 20) + " MB");
+  }
   *reusable = response.getKeepAlive();
   Result<ChatResponse> parsed = parseResponse(body);
   if (!parsed.isOk()) return bodyFailure(parsed.status().message());
@@ -326,7 +340,7 @@ Status OpenAiProvider::httpFailure(Call& call, const Poco::Net::HTTPResponse& re
                                    std::istream& in) {
   std::string body;
   try {
-    Poco::StreamCopier::copyToString(in, body);
+    readCapped(in, &body);  // an error body over the cap is cut; the status says enough
   } catch (const Poco::Exception&) {  // the status line says enough
   }
   int code = response.getStatus();

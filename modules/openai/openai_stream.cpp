@@ -79,11 +79,10 @@ Status SseParser::feed(std::string_view bytes, const DataFn& on_data) {
     if (after_cr_ && bytes.front() == '\n') bytes.remove_prefix(1);  // the LF of a CRLF
     after_cr_ = false;
     std::size_t end = bytes.find_first_of("\r\n");
-    if (end == std::string_view::npos) {
-      line_.append(bytes);
-      return Status::ok();
-    }
-    line_.append(bytes.substr(0, end));
+    const auto piece = bytes.substr(0, end);
+    if (line_.size() + piece.size() > cap_) return overCap();
+    line_.append(piece);
+    if (end == std::string_view::npos) return Status::ok();
     after_cr_ = bytes[end] == '\r';
     bytes.remove_prefix(end + 1);
     Status status = endLine(on_data);
@@ -117,12 +116,17 @@ Status SseParser::endLine(const DataFn& on_data) {
     if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
   }
   if (colon != 0 && field == "data") {  // colon == 0 is a comment line
+    if (data_.size() + value.size() + 1 > cap_) return overCap();
     if (has_data_) data_.push_back('\n');
     data_.append(value);
     has_data_ = true;
   }
   line_.clear();
   return Status::ok();
+}
+
+Status SseParser::overCap() const {
+  return Status::error("a stream event over " + std::to_string(cap_ / 1024) + " KB");
 }
 
 Status StreamAssembler::onData(std::string_view data) {

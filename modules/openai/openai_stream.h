@@ -31,10 +31,14 @@ class ThinkFilter {
 };
 
 /// Splits a text/event-stream byte stream into events and hands over each event's data
-/// (data lines joined by "\n"). Accepts LF, CRLF and CR line ends and any chunking.
+/// (data lines joined by "\n"). Accepts LF, CRLF and CR line ends and any chunking. A line or
+/// an event's data over `cap` bytes fails the stream, so memory stays bounded by the cap.
 class SseParser {
  public:
   using DataFn = std::function<Status(std::string_view data)>;
+  static constexpr std::size_t kDefaultCap = 4 * 1024 * 1024;
+
+  explicit SseParser(std::size_t cap = kDefaultCap) : cap_(cap) {}
 
   /// Feeds bytes; calls on_data for every completed event. Stops at and returns the first
   /// failure of on_data.
@@ -44,7 +48,9 @@ class SseParser {
 
  private:
   Status endLine(const DataFn& on_data);
+  Status overCap() const;
 
+  std::size_t cap_;
   std::string line_;
   std::string data_;
   bool has_data_ = false;

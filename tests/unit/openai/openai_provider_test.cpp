@@ -279,6 +279,18 @@ TEST_CASE("a malformed body is a clear error", "[openai]") {
   }
 }
 
+TEST_CASE("a reply body or stream event over its cap is a clear error, not held", "[openai]") {
+  Bench bench;
+  bench.server.addReply(R"({"body":"{\"pad\":\")" + std::string(17 << 20, 'x') + R"(\"}"})");
+  auto whole = bench.chat(false);
+  REQUIRE_FALSE(whole.isOk());
+  CHECK(contains(whole.status().message(), "is over 16 MB"));
+  bench.server.addReply(R"({"body":"data: )" + std::string(5 << 20, 'x') + R"(\n\n"})");
+  auto streamed = bench.chat(true);
+  REQUIRE_FALSE(streamed.isOk());
+  CHECK(contains(streamed.status().message(), "a stream event over 4096 KB"));
+}
+
 TEST_CASE("a stalled stream fails at LLM_TIMEOUT_SECONDS", "[openai]") {
   Bench bench(Env{{"LLM_TIMEOUT_SECONDS", "2"}});
   bench.server.addReply(R"({"content":"starts then stalls for long","stall_ms":60000})");

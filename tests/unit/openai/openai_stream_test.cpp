@@ -111,6 +111,17 @@ TEST_CASE("SSE events join multi-line data and skip comments and other fields", 
   CHECK(events == std::vector<std::string>{"a\nb", "c"});
 }
 
+TEST_CASE("an SSE line or event over the cap fails the stream", "[openai]") {
+  auto on_data = [](std::string_view) { return Status::ok(); };
+  SseParser long_line(16);
+  CHECK_FALSE(long_line.feed("data: 0123456789ab", on_data).isOk());
+  SseParser many_lines(16);
+  REQUIRE(many_lines.feed("data: 0123456789\n", on_data).isOk());
+  auto status = many_lines.feed("data: 0123456789\n", on_data);
+  REQUIRE_FALSE(status.isOk());
+  CHECK(status.message() == "a stream event over 0 KB");
+}
+
 TEST_CASE("two interleaved tool calls are assembled by index", "[openai]") {
   Collected seen;
   StreamCallbacks callbacks = seen.callbacks();
