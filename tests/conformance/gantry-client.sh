@@ -42,8 +42,10 @@ echo '{"text":"run the conformance scenario"}' |
   env -i PATH=/usr/bin:/bin HOME="$work" CHANNEL=stdio STDIO_FORMAT=jsonl \
     LLM_BASE_URL="http://127.0.0.1:$port/v1" LLM_MODEL=fake-model \
     PERSONA_DIR="$work/persona" DATA_DIR="$work/data" MCP_MANIFEST="$work/mcp.toml" \
-    "$GANTRY_BIN" run >"$work/out"
+    "$GANTRY_BIN" run >"$work/out" 2>"$work/err"
 cat "$work/out"
+cat "$work/err" >&2
+grep -q '"msg":"mcp_server_up","server":"conf"' "$work/err"
 grep -q '"type":"reply","text":"conformance turn done"' "$work/out"
 if [ -n "$tool" ]; then
   grep -q "\"type\":\"tool\",\"name\":\"conf__$tool\",\"ok\":true" "$work/out"

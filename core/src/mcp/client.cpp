@@ -269,7 +269,9 @@ void Client::onMessage(std::string_view text) {
                                               std::to_string(message.error_code) + ")"),
                                 nullptr});
     } else {
-      log::debug("mcp_unknown_response_id", {{"server", server_}, {"id", message.id.toString()}});
+      // Also a response without an id, as some servers send for a notification.
+      log::debug("mcp_unknown_response_id",
+                 {{"server", server_}, {"id", message.id.isEmpty() ? "" : message.id.toString()}});
     }
   }
 }
