@@ -156,7 +156,7 @@ class Daemon {
       memory_tools_ = std::make_unique<memory::MemoryTools>(*memory_repo_);
     } else {
       std::string server = config_.memory_backend.substr(4), error;
-      memory_tools_ = mcp::makeMemoryBackend(*mcp_, server, &error);
+      memory_tools_ = mcp::makeMemoryBackend(*mcp_, server, memory::memoryToolSchemas(), &error);
       if (!memory_tools_) throw BootError{"MEMORY_BACKEND: " + error};
     }
     catalog_.add(memory_tools_.get());

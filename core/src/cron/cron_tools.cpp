@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cron/schedule.h"
+#include "tools/arguments.h"
 
 namespace gantry::cron {
 namespace {
@@ -30,45 +31,6 @@ const char* const kRemoveParameters =
     R"json(by cron_list"}},"required":["id"],"additionalProperties":false})json";
 
 ToolResult fail(std::string text) { return {false, std::move(text)}; }
-
-// Arguments arrive as raw model output: anything but a JSON object is an error to report.
-Result<Poco::JSON::Object::Ptr> parseArguments(const std::string& tool, const std::string& json) {
-  if (json.find_first_not_of(" \t\r\n") == std::string::npos) {
-    return Poco::JSON::Object::Ptr(new Poco::JSON::Object);
-  }
-  try {
-    Poco::Dynamic::Var parsed = Poco::JSON::Parser().parse(json);
-    if (parsed.type() == typeid(Poco::JSON::Object::Ptr)) {
-      return parsed.extract<Poco::JSON::Object::Ptr>();
-    }
-  } catch (const Poco::Exception& e) {
-    return Status::error(tool + ": arguments are not valid JSON (" + e.displayText() +
-                         "); send a JSON object");
-  }
-  return Status::error(tool + ": arguments must be a JSON object");
-}
-
-std::optional<std::string> stringArg(const Poco::JSON::Object& args, const std::string& key) {
-  if (!args.has(key) || !args.get(key).isString()) return std::nullopt;
-  return args.getValue<std::string>(key);
-}
-
-// Models sometimes quote numbers; "3" is accepted as 3.
-std::optional<int64_t> idArg(const Poco::JSON::Object& args) {
-  if (!args.has("id")) return std::nullopt;
-  Poco::Dynamic::Var id = args.get("id");
-  try {
-    if (id.isInteger()) return id.convert<int64_t>();
-    if (id.isString()) {
-      std::string text = id.extract<std::string>();
-      std::size_t used = 0;
-      int64_t value = std::stoll(text, &used);
-      if (used == text.size()) return value;
-    }
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
-}
 
 }  // namespace
 
@@ -94,8 +56,8 @@ ToolResult CronTools::call(const std::string& name, const std::string& arguments
                            const tools::CallContext& context) {
   try {
     if (context.chat_id.empty()) return fail(name + ": no chat to deliver job replies to");
-    Result<Poco::JSON::Object::Ptr> args = parseArguments(name, arguments_json);
-    if (!args.isOk()) return fail(args.status().message());
+    Result<Poco::JSON::Object::Ptr> args = tools::parseArguments(arguments_json);
+    if (!args.isOk()) return fail(name + ": " + args.status().message());
     if (name == "cron_add") return add(*args.value(), context.chat_id);
     if (name == "cron_list") return list(context.chat_id);
     if (name == "cron_remove") return remove(*args.value(), context.chat_id);
@@ -108,8 +70,8 @@ ToolResult CronTools::call(const std::string& name, const std::string& arguments
 // Validates the arguments and builds the job to insert; errors are texts for the model.
 Result<store::CronJob> CronTools::newJob(const Poco::JSON::Object& args,
                                          const std::string& chat_id) const {
-  std::optional<std::string> text = stringArg(args, "schedule");
-  std::optional<std::string> prompt = stringArg(args, "prompt");
+  std::optional<std::string> text = tools::stringArgument(args, "schedule");
+  std::optional<std::string> prompt = tools::stringArgument(args, "prompt");
   if (!text)
     return Status::error(R"(cron_add: "schedule" must be a string such as "30 7 * * 1-5")");
   if (!prompt || prompt->find_first_not_of(" \t\r\n") == std::string::npos) {
@@ -179,7 +141,7 @@ ToolResult CronTools::list(const std::string& chat_id) {
 }
 
 ToolResult CronTools::remove(const Poco::JSON::Object& args, const std::string& chat_id) {
-  std::optional<int64_t> id = idArg(args);
+  std::optional<int64_t> id = tools::integerArgument(args, "id");
   if (!id) return fail(R"(cron_remove: "id" must be a job id (an integer) from cron_list)");
   Result<std::optional<store::CronJob>> job = repo_.get(*id);
   if (!job.isOk()) return fail(job.status().message());

@@ -7,6 +7,7 @@
 #include "log/log.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/tool_result.h"
+#include "tools/arguments.h"
 
 namespace gantry::mcp {
 
@@ -35,23 +36,6 @@ Poco::JSON::Object::Ptr initializeParams() {
   params->set("capabilities", Poco::JSON::Object::Ptr(new Poco::JSON::Object));
   params->set("clientInfo", info);
   return params;
-}
-
-Result<Poco::JSON::Object::Ptr> parseArguments(const std::string& text) {
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-    return Poco::JSON::Object::Ptr(new Poco::JSON::Object);
-  }
-  try {
-    Poco::JSON::Parser parser;
-    auto value = parser.parse(text);
-    if (value.type() == typeid(Poco::JSON::Object::Ptr)) {
-      return value.extract<Poco::JSON::Object::Ptr>();
-    }
-  } catch (const Poco::Exception& e) {
-    return Status::error("the arguments are not valid JSON (" + e.message() +
-                         "); send a JSON object matching the tool's parameters");
-  }
-  return Status::error("the arguments must be a JSON object matching the tool's parameters");
 }
 
 }  // namespace
@@ -209,7 +193,7 @@ Result<std::vector<RemoteTool>> Client::listTools(std::chrono::milliseconds time
 
 tools::ToolResult Client::callTool(const std::string& tool, const std::string& arguments_json,
                                    const tools::CallContext& context) {
-  auto arguments = parseArguments(arguments_json);
+  auto arguments = tools::parseArguments(arguments_json);
   if (!arguments.isOk()) return {false, arguments.status().message()};
   Poco::JSON::Object::Ptr params = new Poco::JSON::Object;
   params->set("name", tool);

@@ -54,11 +54,12 @@ class McpHost {
 /// message on stderr when the server is unknown, has no auth_command, or cannot start.
 int authCommand(const Manifest& manifest, const std::string& name);
 
-/// MEMORY_BACKEND=mcp:<server>: memory_store, memory_recall and memory_forget forwarded
-/// to the server's tools of the same names. Null (with *error set) when the server is not
-/// in the manifest, or is up and lacks one of the tools; a server not up yet is accepted
-/// and each call then fails with a clear error until it offers the tools.
+/// MEMORY_BACKEND=mcp:<server>: the memory tools (published with `schemas`, the built-in
+/// ones) forwarded to the server's tools of the same names. Null (with *error set) when the
+/// server is not in the manifest, or is up and lacks one of the tools; a server not up yet
+/// is accepted and each call then fails with a clear error until it offers the tools.
 std::unique_ptr<tools::ToolSource> makeMemoryBackend(McpHost& host, const std::string& server,
+                                                     std::vector<ToolSchema> schemas,
                                                      std::string* error = nullptr);
 
 }  // namespace gantry::mcp

@@ -1,37 +1,16 @@
-#include <Poco/JSON/Object.h>
-
 #include "mcp/host.h"
 
 namespace gantry::mcp {
 namespace {
 
-const char* const kMemoryTools[] = {"memory_store", "memory_recall", "memory_forget"};
-
-ToolSchema schemaOf(const std::string& name) {
-  if (name == "memory_store") {
-    return {
-        name, "Store one durable memory (a single atomic statement).",
-        R"({"properties":{"content":{"type":"string"},"kind":{"enum":["fact","preference","person","episode","insight"],"type":"string"},"subject":{"type":"string"}},"required":["kind","subject","content"],"type":"object"})"};
-  }
-  if (name == "memory_recall") {
-    return {name, "Search stored memories.",
-            R"({"properties":{"query":{"type":"string"}},"required":["query"],"type":"object"})"};
-  }
-  return {name, "Forget a memory by id or by query.",
-          R"({"properties":{"id":{"type":"string"},"query":{"type":"string"}},"type":"object"})"};
-}
-
-/// The three memory tools, forwarded to one MCP server's tools of the same names. The
-/// published schemas are the built-in ones, so the prompt does not change with the backend.
+/// The memory tools, forwarded to one MCP server's tools of the same names, published with
+/// the built-in schemas so the prompt does not change with the backend.
 class McpMemoryBackend final : public tools::ToolSource {
  public:
-  explicit McpMemoryBackend(McpServer* server) : server_(server) {}
+  McpMemoryBackend(McpServer* server, std::vector<ToolSchema> schemas)
+      : server_(server), schemas_(std::move(schemas)) {}
 
-  std::vector<ToolSchema> tools() const override {
-    std::vector<ToolSchema> out;
-    for (const char* name : kMemoryTools) out.push_back(schemaOf(name));
-    return out;
-  }
+  std::vector<ToolSchema> tools() const override { return schemas_; }
 
   tools::ToolResult call(const std::string& name, const std::string& arguments_json,
                          const tools::CallContext& context) override {
@@ -46,11 +25,13 @@ class McpMemoryBackend final : public tools::ToolSource {
 
  private:
   McpServer* server_;
+  std::vector<ToolSchema> schemas_;
 };
 
 }  // namespace
 
 std::unique_ptr<tools::ToolSource> makeMemoryBackend(McpHost& host, const std::string& server,
+                                                     std::vector<ToolSchema> schemas,
                                                      std::string* error) {
   auto* found = host.server(server);
   if (found == nullptr) {
@@ -60,15 +41,15 @@ std::unique_ptr<tools::ToolSource> makeMemoryBackend(McpHost& host, const std::s
     return nullptr;
   }
   if (found->status().state == ServerState::kUp) {
-    for (const char* tool : kMemoryTools) {
-      if (found->hasRemoteTool(tool)) continue;
+    for (const auto& schema : schemas) {
+      if (found->hasRemoteTool(schema.name)) continue;
       if (error != nullptr) {
-        *error = "MEMORY_BACKEND=mcp:" + server + ": the server has no " + tool + " tool";
+        *error = "MEMORY_BACKEND=mcp:" + server + ": the server has no " + schema.name + " tool";
       }
       return nullptr;
     }
   }
-  return std::make_unique<McpMemoryBackend>(found);
+  return std::make_unique<McpMemoryBackend>(found, std::move(schemas));
 }
 
 }  // namespace gantry::mcp

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "memory/ranking.h"
+#include "tools/arguments.h"
 
 namespace gantry::memory {
 namespace {
@@ -35,43 +36,6 @@ constexpr const char* kForgetSchema =
 
 ToolResult fail(std::string text) { return {false, std::move(text)}; }
 
-// The arguments as a JSON object; "" counts as {}.
-Result<Poco::JSON::Object::Ptr> parseArguments(const std::string& json) {
-  if (json.find_first_not_of(" \t\r\n") == std::string::npos) {
-    return Poco::JSON::Object::Ptr(new Poco::JSON::Object);
-  }
-  try {
-    Poco::JSON::Parser parser;
-    auto value = parser.parse(json);
-    if (value.type() != typeid(Poco::JSON::Object::Ptr)) {
-      return Status::error("arguments must be a JSON object");
-    }
-    return value.extract<Poco::JSON::Object::Ptr>();
-  } catch (const Poco::Exception& e) {
-    return Status::error("arguments are not valid JSON (" + e.displayText() + ")");
-  }
-}
-
-std::optional<std::string> stringField(const Poco::JSON::Object& args, const std::string& key) {
-  if (!args.has(key)) return std::nullopt;
-  auto value = args.get(key);
-  if (!value.isString()) return std::nullopt;
-  return value.toString();
-}
-
-// An integer id, also accepted as a string of digits (some models quote numbers).
-std::optional<int64_t> idField(const Poco::JSON::Object& args) {
-  if (!args.has("id")) return std::nullopt;
-  auto value = args.get("id");
-  if (value.isInteger()) return value.convert<Poco::Int64>();
-  if (!value.isString()) return std::nullopt;
-  std::string text = value.toString();
-  int64_t id = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return id;
-}
-
 bool blank(const std::string& text) {
   return text.find_first_not_of(" \t\r\n") == std::string::npos;
 }
@@ -93,7 +57,9 @@ int64_t expiryFor(std::string_view kind, int64_t now_ms, const MemoryToolOptions
 MemoryTools::MemoryTools(store::MemoryRepo& repo, MemoryToolOptions options)
     : repo_(repo), options_(options) {}
 
-std::vector<ToolSchema> MemoryTools::tools() const {
+std::vector<ToolSchema> MemoryTools::tools() const { return memoryToolSchemas(); }
+
+std::vector<ToolSchema> memoryToolSchemas() {
   return {
       {"memory_forget", "Forget stored memories, by id or by words they contain.", kForgetSchema},
       {"memory_recall",
@@ -116,11 +82,11 @@ ToolResult MemoryTools::call(const std::string& name, const std::string& argumen
 }
 
 ToolResult MemoryTools::store(const std::string& arguments_json) {
-  auto args = parseArguments(arguments_json);
+  auto args = tools::parseArguments(arguments_json);
   if (!args.isOk()) return fail("memory_store: " + args.status().message());
-  auto kind = stringField(*args.value(), "kind");
-  auto subject = stringField(*args.value(), "subject");
-  auto content = stringField(*args.value(), "content");
+  auto kind = tools::stringArgument(*args.value(), "kind");
+  auto subject = tools::stringArgument(*args.value(), "subject");
+  auto content = tools::stringArgument(*args.value(), "content");
   if (!kind || !store::isMemoryKind(*kind)) {
     return fail("memory_store: kind must be one of fact, preference, person, episode, insight");
   }
@@ -141,9 +107,9 @@ ToolResult MemoryTools::store(const std::string& arguments_json) {
 }
 
 ToolResult MemoryTools::recall(const std::string& arguments_json) {
-  auto args = parseArguments(arguments_json);
+  auto args = tools::parseArguments(arguments_json);
   if (!args.isOk()) return fail("memory_recall: " + args.status().message());
-  auto query = stringField(*args.value(), "query");
+  auto query = tools::stringArgument(*args.value(), "query");
   if (!query || blank(*query)) return fail("memory_recall: query must be a non-empty string");
   int64_t now_ms = store::nowMs();
   auto rows = repo_.matchActive(*query, options_.recall_limit * 3, now_ms);
@@ -154,10 +120,10 @@ ToolResult MemoryTools::recall(const std::string& arguments_json) {
 }
 
 ToolResult MemoryTools::forget(const std::string& arguments_json) {
-  auto args = parseArguments(arguments_json);
+  auto args = tools::parseArguments(arguments_json);
   if (!args.isOk()) return fail("memory_forget: " + args.status().message());
-  auto id = idField(*args.value());
-  auto query = stringField(*args.value(), "query");
+  auto id = tools::integerArgument(*args.value(), "id");
+  auto query = tools::stringArgument(*args.value(), "query");
   if (!id && (!query || blank(*query))) {
     return fail("memory_forget: give an integer id or a non-empty query");
   }

@@ -25,12 +25,16 @@ struct MemoryToolOptions {
 /// for facts, preferences, persons and insights.
 int64_t expiryFor(std::string_view kind, int64_t now_ms, const MemoryToolOptions& options);
 
+/// The three memory tools' schemas, byte-identical on every call. MEMORY_BACKEND=mcp:NAME
+/// publishes these same schemas, so the prompt does not change with the backend.
+std::vector<ToolSchema> memoryToolSchemas();
+
 /// Thread-safe (the repository serialises access). The repository must outlive this object.
 class MemoryTools final : public tools::ToolSource {
  public:
   explicit MemoryTools(store::MemoryRepo& repo, MemoryToolOptions options = {});
 
-  /// The three schemas, byte-identical on every call.
+  /// memoryToolSchemas().
   std::vector<ToolSchema> tools() const override;
   /// Runs one memory tool. Malformed JSON, a missing or wrong-typed argument, an unknown
   /// kind or an unknown tool name come back as ok=false with a text the model can act on.

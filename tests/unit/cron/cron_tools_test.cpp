@@ -125,9 +125,10 @@ TEST_CASE("bad arguments to the cron tools are clear errors", "[cron][tools]") {
   Fixture f("tools_badargs");
   auto bad_json = f.tools.call("cron_add", "{schedule: 1", chat("c"));
   CHECK(!bad_json.ok);
-  CHECK(bad_json.text.rfind("cron_add: arguments are not valid JSON", 0) == 0);
+  CHECK(bad_json.text.rfind("cron_add: the arguments are not valid JSON", 0) == 0);
   auto array = f.tools.call("cron_add", "[1]", chat("c"));
-  CHECK(array.text == "cron_add: arguments must be a JSON object");
+  CHECK(array.text ==
+        "cron_add: the arguments must be a JSON object matching the tool's parameters");
   auto missing = f.tools.call("cron_add", R"({"prompt":"x"})", chat("c"));
   CHECK(missing.text == R"(cron_add: "schedule" must be a string such as "30 7 * * 1-5")");
   auto empty = f.tools.call("cron_add", R"({"schedule":"@daily","prompt":" "})", chat("c"));

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "mcp_test_support.h"
+#include "memory/memory_tools.h"
 #include "tools/catalog.h"
 
 using namespace gantry;
@@ -231,9 +232,16 @@ TEST_CASE("the catalog repairs names of MCP tools and routes the call", "[mcp]")
 TEST_CASE("the memory backend forwards to the server's memory tools", "[mcp]") {
   auto host = startHost({fakeSpec()});
   std::string error;
-  auto backend = makeMemoryBackend(*host, "fake", &error);
+  auto backend = makeMemoryBackend(*host, "fake", memory::memoryToolSchemas(), &error);
   REQUIRE(backend != nullptr);
-  CHECK(backend->tools().size() == 3);
+  const auto builtin = memory::memoryToolSchemas();
+  const auto published = backend->tools();
+  REQUIRE(published.size() == builtin.size());
+  for (std::size_t i = 0; i < builtin.size(); ++i) {
+    CHECK(published[i].name == builtin[i].name);
+    CHECK(published[i].description == builtin[i].description);
+    CHECK(published[i].parameters_json == builtin[i].parameters_json);
+  }
   auto result = backend->call("memory_recall", R"({"query":"mom"})", context());
   CHECK(result.ok);
   CHECK(result.text == R"(memory_recall {"query":"mom"})");
@@ -243,11 +251,11 @@ TEST_CASE("the memory backend is refused for an unknown server or one without th
   auto spec = fakeSpec();
   auto host = startHost({spec});
   std::string error;
-  CHECK(makeMemoryBackend(*host, "nope", &error) == nullptr);
+  CHECK(makeMemoryBackend(*host, "nope", memory::memoryToolSchemas(), &error) == nullptr);
   CHECK_THAT(error, Catch::Contains("no server \"nope\""));
   auto lacking = startHost({fakeSpec({"--no-memory"})});
-  CHECK(makeMemoryBackend(*lacking, "fake", &error) == nullptr);
-  CHECK_THAT(error, Catch::Contains("has no memory_store tool"));
+  CHECK(makeMemoryBackend(*lacking, "fake", memory::memoryToolSchemas(), &error) == nullptr);
+  CHECK_THAT(error, Catch::Contains("has no memory_forget tool"));
 }
 
 TEST_CASE("auth runs the server's auth command and passes its exit code through", "[mcp]") {
