@@ -8,6 +8,7 @@
 
 #include <atomic>
 
+#include "gantry/net/low_latency_session.h"
 #include "log/log.h"
 #include "mcp/jsonrpc.h"
 
@@ -124,10 +125,11 @@ std::unique_ptr<Poco::Net::HTTPClientSession> HttpTransport::makeSession(
     Poco::Net::Context::Ptr context =
         new Poco::Net::Context(Poco::Net::Context::TLS_CLIENT_USE, "", "", "",
                                Poco::Net::Context::VERIFY_RELAXED, 9, true);
-    session =
-        std::make_unique<Poco::Net::HTTPSClientSession>(uri_.getHost(), uri_.getPort(), context);
+    session = net::makeLowLatencySession<Poco::Net::HTTPSClientSession>(uri_.getHost(),
+                                                                        uri_.getPort(), context);
   } else {
-    session = std::make_unique<Poco::Net::HTTPClientSession>(uri_.getHost(), uri_.getPort());
+    session =
+        net::makeLowLatencySession<Poco::Net::HTTPClientSession>(uri_.getHost(), uri_.getPort());
   }
   const auto limit = std::chrono::duration_cast<std::chrono::microseconds>(timeout + kSlack);
   session->setTimeout(Poco::Timespan(limit.count()));
