@@ -86,11 +86,26 @@ void Gateway::sleepFor(milliseconds duration) {
   }
 }
 
+namespace {
+
+// Discord may ask for an immediate reconnect (op 7, a resumable Invalid Session), but a
+// connection that ended within a second of its start waits at least a second, so a peer
+// that keeps dropping the link is never dialled in a tight loop.
+milliseconds reconnectWait(milliseconds asked, milliseconds backoff,
+                           std::chrono::steady_clock::duration lasted) {
+  milliseconds wait = asked.count() >= 0 ? asked : backoff;
+  if (lasted < kFirstBackoff) wait = std::max(wait, kFirstBackoff);
+  return wait;
+}
+
+}  // namespace
+
 Status Gateway::run(const std::string& url, const Callbacks& callbacks) {
   url_ = url;
   milliseconds backoff = kFirstBackoff;
   bool resume = false;
   while (!stopping()) {
+    auto started = Clock::now();
     Outcome outcome = connectOnce(resume, callbacks);
     if (outcome.next == Next::kStop) break;
     if (outcome.next == Next::kFatal) {
@@ -103,7 +118,7 @@ Status Gateway::run(const std::string& url, const Callbacks& callbacks) {
     }
     resume = outcome.next == Next::kResume && !session_id_.empty();
     if (healthy_) backoff = kFirstBackoff;
-    milliseconds wait = outcome.delay.count() >= 0 ? outcome.delay : backoff;
+    milliseconds wait = reconnectWait(outcome.delay, backoff, Clock::now() - started);
     host_.log(LogLevel::kWarn, "discord: gateway connection ended, reconnecting",
               {{"reason", outcome.reason},
                {"resume", resume ? "true" : "false"},

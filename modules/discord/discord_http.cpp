@@ -5,6 +5,8 @@
 #include <Poco/Net/HTTPSClientSession.h>
 #include <Poco/Net/NetSSL.h>
 
+#include "gantry/net/low_latency_session.h"
+
 namespace gantry::discord {
 namespace {
 
@@ -26,10 +28,11 @@ std::unique_ptr<Poco::Net::HTTPClientSession> makeSession(const Poco::URI& uri) 
   bool tls = scheme == "https" || scheme == "wss";
   Poco::UInt16 port = uri.getPort() != 0 ? uri.getPort() : (tls ? 443 : 80);
   if (tls) {
-    return std::make_unique<Poco::Net::HTTPSClientSession>(uri.getHost(), port, tlsContext());
+    return net::makeLowLatencySession<Poco::Net::HTTPSClientSession>(uri.getHost(), port,
+                                                                     tlsContext());
   }
   if (scheme == "http" || scheme == "ws") {
-    return std::make_unique<Poco::Net::HTTPClientSession>(uri.getHost(), port);
+    return net::makeLowLatencySession<Poco::Net::HTTPClientSession>(uri.getHost(), port);
   }
   throw Poco::InvalidArgumentException("unsupported URL scheme", uri.toString());
 }

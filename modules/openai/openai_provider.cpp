@@ -12,6 +12,7 @@
 #include "Poco/Net/SSLManager.h"
 #include "Poco/URI.h"
 #include "gantry/guard.h"
+#include "gantry/net/low_latency_session.h"
 #include "openai_api.h"
 
 namespace gantry::openai {
@@ -295,9 +296,9 @@ Result<ChatResponse> OpenAiProvider::readStream(Call& call, Poco::Net::HTTPClien
 std::unique_ptr<Poco::Net::HTTPClientSession> OpenAiProvider::newSession() const {
   std::unique_ptr<Poco::Net::HTTPClientSession> session;
   if (tls_) {
-    session = std::make_unique<Poco::Net::HTTPSClientSession>(host_name_, port_, tls_);
+    session = net::makeLowLatencySession<Poco::Net::HTTPSClientSession>(host_name_, port_, tls_);
   } else {
-    session = std::make_unique<Poco::Net::HTTPClientSession>(host_name_, port_);
+    session = net::makeLowLatencySession<Poco::Net::HTTPClientSession>(host_name_, port_);
   }
   session->setKeepAlive(true);
   // Below common server idle timeouts (uvicorn: 5 s), so Poco reconnects before reusing a

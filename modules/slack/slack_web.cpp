@@ -14,6 +14,8 @@
 #include <istream>
 #include <ostream>
 
+#include "gantry/net/low_latency_session.h"
+
 namespace gantry::slack {
 namespace {
 
@@ -73,9 +75,11 @@ std::unique_ptr<Poco::Net::HTTPClientSession> openSession(const std::string& url
   Poco::URI uri(url);
   std::unique_ptr<Poco::Net::HTTPClientSession> session;
   if (uri.getScheme() == "https" || uri.getScheme() == "wss") {
-    session = std::make_unique<Poco::Net::HTTPSClientSession>(uri.getHost(), uri.getPort(), tls);
+    session = net::makeLowLatencySession<Poco::Net::HTTPSClientSession>(uri.getHost(),
+                                                                        uri.getPort(), tls);
   } else {
-    session = std::make_unique<Poco::Net::HTTPClientSession>(uri.getHost(), uri.getPort());
+    session =
+        net::makeLowLatencySession<Poco::Net::HTTPClientSession>(uri.getHost(), uri.getPort());
   }
   session->setTimeout(Poco::Timespan(kHttpTimeout.count(), 0));
   return session;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "gantry/guard.h"
+#include "poll_pacer.h"
 
 namespace gantry::telegram {
 namespace {
@@ -136,7 +137,10 @@ void TelegramChannel::saveOffset(std::int64_t offset) {
 Status TelegramChannel::receiveLoop(InboundSink& sink) {
   std::int64_t offset = loadOffset();
   auto backoff = options_.backoff_initial;
+  PollPacer pacer(std::chrono::seconds(options_.poll_timeout_seconds), options_.idle_pause_first,
+                  options_.idle_pause_max);
   while (!stopRequested()) {
+    auto started = std::chrono::steady_clock::now();
     HttpReply http =
         http_.postJson("getUpdates", getUpdatesBody(offset, options_.poll_timeout_seconds),
                        options_.poll_timeout_seconds + 15, &poll_slot_);
@@ -148,18 +152,22 @@ Status TelegramChannel::receiveLoop(InboundSink& sink) {
     }
     backoff = options_.backoff_initial;
     sink.onReceiveOk();
-    if (Status handled = handleBatch(reply.result_json, sink, &offset); !handled.isOk()) {
-      return handled;
-    }
+    std::size_t updates = 0;
+    Status handled = handleBatch(reply.result_json, sink, &offset, &updates);
+    if (!handled.isOk()) return handled;
+    auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - started);
+    if (auto wait = pacer.after(elapsed, updates); wait.count() > 0) pause(wait);
   }
   return Status::ok();
 }
 
 Status TelegramChannel::handleBatch(const std::string& result_json, InboundSink& sink,
-                                    std::int64_t* offset) {
+                                    std::int64_t* offset, std::size_t* handled) {
   std::vector<Update> updates;
   std::string err;
   if (!parseUpdates(result_json, &updates, &err)) return Status::error(err);
+  *handled = updates.size();
   for (const Update& update : updates) {
     handleUpdate(update, sink);
     *offset = update.update_id + 1;

@@ -25,6 +25,9 @@ struct Options {
   int poll_timeout_seconds = 50;
   std::chrono::milliseconds backoff_initial{1000};
   std::chrono::milliseconds backoff_max{30000};
+  /// After an empty poll the server answered early (see PollPacer): first and last pause.
+  std::chrono::milliseconds idle_pause_first{100};
+  std::chrono::milliseconds idle_pause_max{1000};
   int transient_attempts = 5;  ///< per call, for 5xx and network faults
   int rate_limit_waits = 50;   ///< per call, for 429 retry_after waits
   int max_retry_after_seconds = 300;
@@ -61,7 +64,8 @@ class TelegramChannel final : public Channel {
 
   // receive
   Status receiveLoop(InboundSink& sink);
-  Status handleBatch(const std::string& result_json, InboundSink& sink, std::int64_t* offset);
+  Status handleBatch(const std::string& result_json, InboundSink& sink, std::int64_t* offset,
+                     std::size_t* handled);
   Status waitAfterFailure(const Reply& reply, std::chrono::milliseconds* backoff);
   std::int64_t loadOffset();
   void saveOffset(std::int64_t offset);

@@ -12,6 +12,8 @@
 #include <mutex>
 #include <ostream>
 
+#include "gantry/net/low_latency_session.h"
+
 namespace gantry::telegram {
 namespace {
 
@@ -86,10 +88,11 @@ BotHttp::BotHttp(const std::string& api_base, std::string token) : token_(std::m
 std::unique_ptr<Poco::Net::HTTPClientSession> BotHttp::open(int timeout_seconds) const {
   std::unique_ptr<Poco::Net::HTTPClientSession> session;
   if (base_.getScheme() == "https") {
-    session = std::make_unique<Poco::Net::HTTPSClientSession>(base_.getHost(), base_.getPort(),
-                                                              clientContext());
+    session = net::makeLowLatencySession<Poco::Net::HTTPSClientSession>(
+        base_.getHost(), base_.getPort(), clientContext());
   } else {
-    session = std::make_unique<Poco::Net::HTTPClientSession>(base_.getHost(), base_.getPort());
+    session =
+        net::makeLowLatencySession<Poco::Net::HTTPClientSession>(base_.getHost(), base_.getPort());
   }
   session->setKeepAlive(true);
   session->setTimeout(Poco::Timespan(10, 0), Poco::Timespan(timeout_seconds, 0),

@@ -249,6 +249,20 @@ TEST_CASE("gantry status follows the heartbeat of the running instance", "[e2e]"
   CHECK(stopped.code == 1);
 }
 
+TEST_CASE("gantry status does not call a just-started instance's channel failing", "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("status-fresh");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  GantryProcess g(env);
+  REQUIRE(g.waitForLog("\"ready\"", 20s));
+  auto status = runGantry(env, "", {"status"});
+  INFO(status.out << status.err);
+  CHECK(status.code == 0);
+  CHECK(status.out.find("failing") == std::string::npos);
+  g.closeInput();
+  CHECK(g.wait(20s) == 0);
+}
+
 TEST_CASE("version and help answer without configuration", "[e2e]") {
   auto version = runGantry({}, "", {"version"});
   CHECK(version.code == 0);
@@ -292,4 +306,21 @@ TEST_CASE("gantry doctor checks the database and --repair closes orphaned calls"
   CHECK(repair.code == 0);
   CHECK(repair.out.find("tool calls closed: 0") != std::string::npos);
   CHECK(runGantry(env, "", {"doctor", "--frobnicate"}).code == 2);
+}
+
+TEST_CASE("gantry doctor --repair is refused while the instance is running", "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("doctor-live");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  GantryProcess g(env);
+  REQUIRE(g.waitForLog("\"ready\"", 20s));
+  auto refused = runGantry(env, "", {"doctor", "--repair"});
+  CHECK(refused.code == 1);
+  CHECK(refused.err.find("--repair refused: the instance using") != std::string::npos);
+  CHECK(refused.out.find("tool calls closed") == std::string::npos);
+  CHECK(runGantry(env, "", {"doctor"}).code == 0);  // the check alone is safe
+  g.closeInput();
+  REQUIRE(g.wait(20s) == 0);
+  auto repaired = runGantry(env, "", {"doctor", "--repair"});
+  CHECK(repaired.code == 0);
 }

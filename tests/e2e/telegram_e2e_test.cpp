@@ -75,6 +75,25 @@ TEST_CASE("a message gets a formatted reply", "[e2e][telegram]") {
   CHECK(gantry.stop() == 0);
 }
 
+TEST_CASE("an idle instance does not spin against a server that never holds a poll",
+          "[e2e][telegram]") {
+  Fixture f;
+  f.telegram.setHoldPolls(false);
+  f.llm.addReply(R"({"content":"still here"})");
+  GantryProcess gantry(f.env());
+  INFO(gantry.err());
+  REQUIRE(f.telegram.waitCalls("getUpdates", 1));
+  int before = f.telegram.calls("getUpdates");
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  // Unpaced, this was thousands of calls; paced, a handful while backing off to ~1 s.
+  CHECK(f.telegram.calls("getUpdates") - before <= 10);
+  auto sent_at = std::chrono::steady_clock::now();
+  f.telegram.enqueueText(kOwner, "are you there?");
+  REQUIRE(waitText(f.telegram, "still here"));
+  CHECK(std::chrono::steady_clock::now() - sent_at < std::chrono::seconds(4));
+  CHECK(gantry.stop() == 0);
+}
+
 TEST_CASE("a stranger's message never reaches the model", "[e2e][telegram]") {
   Fixture f;
   GantryProcess gantry(f.env());

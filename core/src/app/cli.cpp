@@ -71,13 +71,15 @@ std::optional<config::Config> loadConfig() {
   return config.value();
 }
 
-std::unique_ptr<store::Store> openStore(const config::Config& config) {
+/// Opens DATA_DIR's database for an operator command; never migrates it (a running, maybe
+/// older, daemon owns the schema).
+std::unique_ptr<store::Store> openStore(const config::Config& config, store::Access access) {
   auto path = (fs::path(config.data_dir) / "gantry.db").string();
   if (!fs::exists(path)) {
     std::cerr << "gantry: no database at " << path << " (check DATA_DIR)\n";
     return nullptr;
   }
-  auto store = store::Store::open(path);
+  auto store = store::Store::open(path, access);
   if (!store.isOk()) {
     std::cerr << "gantry: " << store.status().message() << "\n";
     return nullptr;
@@ -133,7 +135,8 @@ int memoryCommand(const Args& args) {
   }
   auto config = loadConfig();
   if (!config) return 1;
-  auto store = openStore(*config);
+  bool writes = args[0] == "forget";
+  auto store = openStore(*config, writes ? store::Access::kNoSchema : store::Access::kReadOnly);
   if (!store) return 1;
   return memory::memoryCommand(*store, args, std::cout, std::cerr);
 }
@@ -147,7 +150,8 @@ int cronCommand(const Args& args) {
   if (!config) return 1;
   auto zone = cron::loadCronZone(config->cron_tz);
   if (!zone.isOk()) return std::cerr << "gantry: " << zone.status().message() << "\n", 1;
-  auto store = openStore(*config);
+  bool writes = args[0] == "rm";
+  auto store = openStore(*config, writes ? store::Access::kNoSchema : store::Access::kReadOnly);
   if (!store) return 1;
   return cron::cronCommand(*store, args, zone.value(), std::cout, std::cerr);
 }

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "config/config.h"
+#include "store/heartbeat_repo.h"
 #include "store/maintenance.h"
 #include "store/message_repo.h"
 
@@ -35,6 +36,20 @@ int check(store::Store& store, bool repair) {
   return problems == 0 ? 0 : 1;
 }
 
+// --repair closes tool calls it believes orphaned; a live instance may still be running
+// them, and a second result for one call breaks every later turn of that chat.
+bool refuseRepairWhileLive(const std::string& path) {
+  auto store = store::Store::open(path, store::Access::kReadOnly);
+  if (!store.isOk()) return false;  // the real open below reports it
+  auto heartbeat = store::HeartbeatRepo(*store.value()).read();
+  if (!heartbeat.isOk() || !heartbeat->has_value()) return false;
+  const store::Heartbeat& hb = *heartbeat.value();
+  if (!store::isLive(hb, store::nowMs())) return false;
+  std::cerr << "gantry doctor: --repair refused: the instance using " << path << " is running (pid "
+            << hb.pid << ", heartbeat fresh); stop it first, then repair\n";
+  return true;
+}
+
 }  // namespace
 
 int doctorCommand(const std::vector<std::string>& args) {
@@ -48,7 +63,9 @@ int doctorCommand(const std::vector<std::string>& args) {
   if (!config.isOk()) return std::cerr << "gantry: " << config.status().message() << "\n", 1;
   auto path = (fs::path(config->data_dir) / "gantry.db").string();
   if (!fs::exists(path)) return std::cerr << "gantry: no database at " << path << "\n", 1;
-  auto store = store::Store::open(path);
+  if (repair && refuseRepairWhileLive(path)) return 1;
+  // Only a repair, with no instance running, may bring the schema up to date.
+  auto store = store::Store::open(path, repair ? store::Access::kOwner : store::Access::kNoSchema);
   if (!store.isOk()) return std::cerr << "gantry: " << store.status().message() << "\n", 1;
   return check(*store.value(), repair);
 }

@@ -18,6 +18,12 @@ constexpr std::chrono::seconds kRefill{10};
 // Set on the reporter's thread: what it logs itself (a failed send) is never reported.
 thread_local bool t_reporting = false;
 
+// "repeated 3 times in the last 30 min": how a count of unreported repeats reads.
+std::string repeatNote(std::size_t repeats) {
+  return "repeated " + std::to_string(repeats) + (repeats == 1 ? " time" : " times") +
+         " in the last " + std::to_string(ErrorReporter::kRepeatWindow.count()) + " min";
+}
+
 }  // namespace
 
 std::string renderReport(std::string_view json_line) {
@@ -37,10 +43,12 @@ std::string renderReport(std::string_view json_line) {
   }
 }
 
-ErrorReporter::ErrorReporter(Channel& channel, std::string owner_chat, LogLevel min_level)
+ErrorReporter::ErrorReporter(Channel& channel, std::string owner_chat, LogLevel min_level,
+                             std::function<Clock::time_point()> clock)
     : channel_(channel),
       owner_chat_(std::move(owner_chat)),
       min_level_(min_level),
+      clock_(std::move(clock)),
       thread_([this] { loop(); }) {
   log::setTap(&ErrorReporter::tap, this);
 }
@@ -64,13 +72,26 @@ void ErrorReporter::tap(void* self, LogLevel level, std::string_view line) {
 void ErrorReporter::enqueue(std::string_view line) {
   {
     std::lock_guard lock(mutex_);
+    std::size_t repeats = 0;
+    if (!repeats_.admit(repeatKey(line), line, clock_(), &repeats)) return;
     if (queue_.size() >= kQueueMax) {
       ++dropped_;
       return;
     }
-    queue_.emplace_back(line);
+    queue_.push_back({std::string(line), repeats > 0 ? repeatNote(repeats) : std::string()});
   }
   cv_.notify_all();
+}
+
+// Called with mutex_ held, on the sender thread.
+void ErrorReporter::queueSummaries() {
+  for (RepeatFilter::Summary& summary : repeats_.due(clock_())) {
+    if (queue_.size() >= kQueueMax) {
+      ++dropped_;
+      continue;
+    }
+    queue_.push_back({std::move(summary.last_line), repeatNote(summary.repeats)});
+  }
 }
 
 // A token bucket: a burst of kBurst reports, then one per kRefill; the rest are counted.
@@ -82,12 +103,14 @@ void ErrorReporter::loop() {
   while (true) {
     cv_.wait_until(lock, refill_at, [this] { return stop_ || !queue_.empty(); });
     if (stop_) return;
+    queueSummaries();
     if (std::chrono::steady_clock::now() >= refill_at) {
       tokens = std::min(kBurst, tokens + 1);
       refill_at = std::chrono::steady_clock::now() + kRefill;
     }
     if (queue_.empty() || tokens == 0) continue;
-    std::string text = renderReport(queue_.front());
+    std::string text = renderReport(queue_.front().line);
+    if (!queue_.front().note.empty()) text += "\n(" + queue_.front().note + ")";
     queue_.pop_front();
     if (dropped_ > 0) text += "\n(" + std::to_string(dropped_) + " more not sent: rate limit)";
     dropped_ = 0;

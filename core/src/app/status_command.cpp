@@ -1,5 +1,6 @@
 #include "app/status_command.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -23,11 +24,14 @@ int report(const store::Heartbeat& hb) {
     std::cout << "stopped: the instance (pid " << hb.pid << ") exited cleanly\n";
     return 1;
   }
-  bool beat_fresh = now - hb.beat_at <= limit;
-  bool receive_fresh = hb.last_receive_ok_at != 0 && now - hb.last_receive_ok_at <= limit;
+  bool beat_fresh = store::isLive(hb, now);
+  // A channel is failing once 3 periods passed without a good receive since boot: a
+  // just-started instance that has not received yet is not.
+  bool receive_fresh = now - std::max(hb.last_receive_ok_at, hb.started_at) <= limit;
   std::cout << "heartbeat: " << ago(hb.beat_at, now) << " (pid " << hb.pid << ", every "
             << hb.period_s << "s)" << (beat_fresh ? "" : " — stale") << "\n";
   std::cout << "channel " << hb.channel << ": last good receive " << ago(hb.last_receive_ok_at, now)
+            << (hb.last_receive_ok_at == 0 ? " (started " + ago(hb.started_at, now) + ")" : "")
             << (receive_fresh ? "" : " — failing") << "\n";
   std::cout << "model: last call "
             << (hb.last_model_outcome.empty() ? "none" : hb.last_model_outcome) << " "
@@ -46,7 +50,7 @@ int statusCommand(const std::vector<std::string>& args) {
   if (!config.isOk()) return std::cerr << "gantry: " << config.status().message() << "\n", 1;
   auto path = (fs::path(config->data_dir) / "gantry.db").string();
   if (!fs::exists(path)) return std::cerr << "gantry: no database at " << path << "\n", 1;
-  auto store = store::Store::open(path);
+  auto store = store::Store::open(path, store::Access::kReadOnly);
   if (!store.isOk()) return std::cerr << "gantry: " << store.status().message() << "\n", 1;
   auto hb = store::HeartbeatRepo(*store.value()).read();
   if (!hb.isOk()) return std::cerr << "gantry: " << hb.status().message() << "\n", 1;

@@ -5,6 +5,7 @@
 #include <regex>
 #include <vector>
 
+#include "config/secret_ref.h"
 #include "log/log.h"
 
 namespace gantry::config {
@@ -16,8 +17,18 @@ class Reader {
   explicit Reader(const EnvLookup& env) : env_(env) {}
   const Status& status() const { return status_; }
 
-  void integer(const char* name, int* out, int min, int max) {
+  /// The variable's value; a secret:// reference fails the read (it is never used as is).
+  std::optional<std::string> get(const char* name) {
     auto value = env_(name);
+    if (!value) return value;
+    if (auto error = unresolvedSecret(name, *value); error && status_.isOk()) {
+      status_ = Status::error(*error);
+    }
+    return status_.isOk() ? value : std::nullopt;
+  }
+
+  void integer(const char* name, int* out, int min, int max) {
+    auto value = get(name);
     if (!value || !status_.isOk()) return;
     int parsed = 0;
     auto [ptr, ec] = std::from_chars(value->data(), value->data() + value->size(), parsed);
@@ -30,7 +41,7 @@ class Reader {
   }
 
   void boolean(const char* name, bool* out) {
-    auto value = env_(name);
+    auto value = get(name);
     if (!value || !status_.isOk()) return;
     if (*value == "true" || *value == "1" || *value == "yes" || *value == "on") {
       *out = true;
@@ -42,12 +53,12 @@ class Reader {
   }
 
   void text(const char* name, std::string* out) {
-    if (auto value = env_(name); value && status_.isOk()) *out = *value;
+    if (auto value = get(name); value && status_.isOk()) *out = *value;
   }
 
   /// One of a fixed set; returns the index chosen or -1 when unset.
   int oneOf(const char* name, const std::vector<std::string>& allowed, std::string* out = nullptr) {
-    auto value = env_(name);
+    auto value = get(name);
     if (!value || !status_.isOk()) return -1;
     for (std::size_t i = 0; i < allowed.size(); ++i) {
       if (allowed[i] == *value) {
@@ -77,10 +88,10 @@ void readPaths(Reader& r, Config& c) {
   r.text("GANTRY_MODULE_DIR", &c.module_dir);
 }
 
-void readModules(Reader& r, Config& c, const EnvLookup& env) {
+void readModules(Reader& r, Config& c) {
   static const std::regex kModuleName("[a-z0-9_]+");
   for (auto [name, out] : {std::pair{"CHANNEL", &c.channel}, std::pair{"PROVIDER", &c.provider}}) {
-    auto value = env(name);
+    auto value = r.get(name);
     if (!value) continue;
     if (!std::regex_match(*value, kModuleName)) {
       r.fail(name, *value, "is not a module name ([a-z0-9_]+)");
@@ -137,7 +148,7 @@ EnvLookup processEnv() {
 Result<Config> load(const EnvLookup& env) {
   Config c;
   Reader r(env);
-  readModules(r, c, env);
+  readModules(r, c);
   readPaths(r, c);
   readLimits(r, c);
   readMemoryAndCron(r, c);

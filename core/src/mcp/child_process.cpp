@@ -41,6 +41,23 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return out;
 }
 
+// gantry blocks SIGHUP/SIGINT/SIGTERM (a signal thread waits for them) and ignores SIGPIPE;
+// a child would inherit both and then not stop on SIGTERM. It starts with an empty mask and
+// default dispositions instead.
+void resetSignals(posix_spawnattr_t* attr) {
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(attr, &none);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  for (int number :
+       {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGCHLD, SIGALRM, SIGUSR1, SIGUSR2}) {
+    sigaddset(&defaults, number);
+  }
+  posix_spawnattr_setsigdefault(attr, &defaults);
+  posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+}
+
 }  // namespace
 
 Environment minimalEnvironment() {
@@ -75,8 +92,12 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const std::string& com
   auto env_strings = flatten(env);
   auto argv = pointers(argv_strings);
   auto envp = pointers(env_strings);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  resetSignals(&attr);
   pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, command.c_str(), &actions, nullptr, argv.data(), envp.data());
+  const int rc = posix_spawnp(&pid, command.c_str(), &actions, &attr, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   for (int* fd : {&in[0], &out[1], &err[1]}) closeFd(fd);
   if (rc != 0) {

@@ -111,8 +111,12 @@ int authCommand(const Manifest& manifest, const std::string& name) {
     std::cerr << "gantry auth: no server \"" << name << "\" in " << manifest.path << "\n";
     return 1;
   }
-  if (spec->auth_command.empty()) {
-    std::cerr << "gantry auth: server \"" << name << "\" has no auth_command in " << manifest.path
+  // auth_args alone run the server's own command with them ("garmin login").
+  const std::string& program =
+      spec->auth_command.empty() && !spec->auth_args.empty() ? spec->command : spec->auth_command;
+  if (program.empty()) {
+    std::cerr << "gantry auth: server \"" << name << "\" has no auth_command or auth_args"
+              << (spec->command.empty() ? " with a command" : "") << " in " << manifest.path
               << "\n";
     return 1;
   }
@@ -120,7 +124,7 @@ int authCommand(const Manifest& manifest, const std::string& name) {
   for (const auto& [key, value] : spec->env) env[key] = resolveValue(value);
   std::vector<std::string> args;
   for (const auto& arg : spec->auth_args) args.push_back(resolveValue(arg));
-  auto child = ChildProcess::spawn(resolveValue(spec->auth_command), args, env, false);
+  auto child = ChildProcess::spawn(resolveValue(program), args, env, false);
   if (!child.isOk()) {
     std::cerr << "gantry auth " << name << ": " << child.status().message() << "\n";
     return 1;

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <limits>
 
+#include "gantry/net/low_latency_session.h"
 #include "log/log.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/sse_reader.h"
@@ -150,10 +151,11 @@ std::unique_ptr<Poco::Net::HTTPClientSession> HttpTransport::makeSession(millise
     Poco::Net::Context::Ptr context =
         new Poco::Net::Context(Poco::Net::Context::TLS_CLIENT_USE, "", "", "",
                                Poco::Net::Context::VERIFY_RELAXED, 9, true);
-    session =
-        std::make_unique<Poco::Net::HTTPSClientSession>(uri_.getHost(), uri_.getPort(), context);
+    session = net::makeLowLatencySession<Poco::Net::HTTPSClientSession>(uri_.getHost(),
+                                                                        uri_.getPort(), context);
   } else {
-    session = std::make_unique<Poco::Net::HTTPClientSession>(uri_.getHost(), uri_.getPort());
+    session =
+        net::makeLowLatencySession<Poco::Net::HTTPClientSession>(uri_.getHost(), uri_.getPort());
   }
   const auto limit = std::chrono::duration_cast<std::chrono::microseconds>(timeout + kSlack);
   const auto connect = std::min<std::chrono::microseconds>(limit, kConnectLimit);

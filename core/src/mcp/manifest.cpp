@@ -7,6 +7,8 @@
 #include <regex>
 #include <set>
 
+#include "config/secret_ref.h"
+
 namespace gantry::mcp {
 namespace {
 
@@ -159,16 +161,35 @@ void checkServer(const toml::table& table, const ServerSpec& spec, Checker& chec
   }
 }
 
+// A secret:// reference anywhere in a server table (env, headers, args, url…) fails the
+// manifest until the vault can resolve it: it must never reach a child or a request as is.
+void refuseSecretRefs(const toml::node& node, const std::string& key, Checker& check) {
+  if (const auto* text = node.as_string()) {
+    if (config::holdsSecretRef(text->get())) {
+      check.fail(node.source(), key, config::secretRefReason(text->get()));
+    }
+  } else if (const auto* array = node.as_array()) {
+    for (const auto& item : *array) refuseSecretRefs(item, key, check);
+  } else if (const auto* table = node.as_table()) {
+    for (const auto& [name, value] : *table) {
+      refuseSecretRefs(value, key + "." + std::string(name.str()), check);
+    }
+  }
+}
+
 ServerSpec readServer(const toml::table& table, Checker& check) {
   ServerSpec spec;
   for (const auto& [key, node] : table) {
     const std::string name(key.str());
     auto reader = readers().find(name);
     if (reader == readers().end()) {
-      check.fail(key.source(), name, "unknown key (check the spelling against DESIGN 3.2)");
+      check.fail(
+          key.source(), name,
+          "unknown key (every key is shown in /usr/share/doc/gantry/examples/mcp.toml.example)");
       continue;
     }
     reader->second(node, name, spec, check);
+    refuseSecretRefs(node, name, check);
   }
   if (!check.failed()) checkServer(table, spec, check);
   return spec;

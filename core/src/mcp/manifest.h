@@ -1,5 +1,5 @@
 #pragma once
-/// The MCP manifest (DESIGN 3.2): which servers this process runs and what they publish.
+/// The MCP manifest (etc/mcp.toml.example): which servers this process runs and what they publish.
 
 #include <map>
 #include <string>
@@ -16,8 +16,8 @@ enum class Policy { kAllow, kAsk, kDeny };
 const char* policyName(Policy policy);
 
 /// One [[server]] entry. Exactly one of command (stdio) or url (Streamable HTTP) is set.
-/// Values that may hold `secret://NAME` are kept as written; resolveValue() resolves them
-/// when the server is started.
+/// No value holds `secret://NAME` (loading refuses them until the vault exists); values still
+/// pass through resolveValue() when the server is started, the vault's future hook.
 struct ServerSpec {
   std::string name;
   std::string command;

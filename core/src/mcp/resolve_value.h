@@ -6,9 +6,9 @@
 
 namespace gantry::mcp {
 
-/// Returns the value to use for a manifest value. `secret://NAME` references are passed
-/// through literally until the vault lands; every caller goes through this function so
-/// the vault has a single hook. Thread-safe, never throws.
+/// Returns the value to use for a manifest value. loadManifest() refuses `secret://NAME`
+/// references until the vault lands, so today this is the identity; every caller goes
+/// through it so the vault has a single hook. Thread-safe, never throws.
 std::string resolveValue(const std::string& value);
 
 }  // namespace gantry::mcp

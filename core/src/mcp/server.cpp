@@ -83,20 +83,22 @@ std::unique_ptr<Transport> McpServer::makeTransport() const {
   return std::make_unique<StdioTransport>(std::move(stdio));
 }
 
+// A failure is an error the first time; the same failure again, on the restart schedule,
+// is routine and logged at info (the owner is not told every 30 s).
 void McpServer::supervise() {
   auto backoff = options_.backoff_initial;
+  std::string last_failure;
   while (true) {
     auto status = connect();
     if (status.isOk()) {
       backoff = options_.backoff_initial;
+      last_failure.clear();
       markAttempted();
       watchUntilDown();
     } else {
       markDown(status.message());
       dropClient(true);
-      if (!stopping()) {
-        log::error("mcp_server_failed", {{"server", spec_.name}, {"error", status.message()}});
-      }
+      if (!stopping()) logFailure(status.message(), backoff, &last_failure);
       markAttempted();
     }
     if (!sleepFor(backoff)) return;
@@ -104,6 +106,18 @@ void McpServer::supervise() {
     std::lock_guard lock(mutex_);
     ++status_.restarts;
   }
+}
+
+void McpServer::logFailure(const std::string& error, std::chrono::milliseconds retry_in,
+                           std::string* last_failure) {
+  LogFields fields{
+      {"server", spec_.name}, {"error", error}, {"retry_in_ms", std::to_string(retry_in.count())}};
+  if (error == *last_failure) {
+    log::info("mcp_server_still_failing", fields);
+  } else {
+    log::error("mcp_server_failed", fields);
+  }
+  *last_failure = error;
 }
 
 void McpServer::markAttempted() {

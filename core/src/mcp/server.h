@@ -74,6 +74,8 @@ class McpServer final : public tools::ToolSource {
   std::unique_ptr<Transport> makeTransport() const;
   bool sleepFor(std::chrono::milliseconds delay);
   bool stopping() const;
+  void logFailure(const std::string& error, std::chrono::milliseconds retry_in,
+                  std::string* last_failure);
   void markAttempted();
 
   const ServerSpec spec_;

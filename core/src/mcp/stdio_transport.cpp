@@ -1,10 +1,12 @@
 #include "mcp/stdio_transport.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include "log/log.h"
 #include "mcp/jsonrpc.h"
@@ -24,14 +26,32 @@ void pump(int fd, OnChunk on_chunk) {
   }
 }
 
-bool writeAll(int fd, std::string_view text) {
-  while (!text.empty()) {
-    const ssize_t n = ::write(fd, text.data(), text.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    text.remove_prefix(static_cast<std::size_t>(n));
+using Clock = std::chrono::steady_clock;
+
+/// Waits until the non-blocking fd takes more bytes; false once the deadline has passed.
+bool waitWritable(int fd, Clock::time_point deadline) {
+  auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
+  if (left.count() <= 0) return false;
+  pollfd pfd{fd, POLLOUT, 0};
+  int ready = ::poll(&pfd, 1, static_cast<int>(left.count()));
+  return ready != 0 || Clock::now() < deadline;  // an error shows in the next write()
+}
+
+/// Writes all of text to the non-blocking fd by deadline; *written counts what went out.
+Status writeBy(int fd, std::string_view text, Clock::time_point deadline, std::size_t* written) {
+  while (*written < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + *written, text.size() - *written);
+    if (n > 0) {
+      *written += static_cast<std::size_t>(n);
+    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (!waitWritable(fd, deadline)) {
+        return Status::retry("the server stopped reading its input (write timed out)");
+      }
+    } else if (n < 0 && errno != EINTR) {
+      return Status::retry("writing to the server failed: " + std::string(std::strerror(errno)));
+    }
   }
-  return true;
+  return Status::ok();
 }
 
 }  // namespace
@@ -48,6 +68,8 @@ Status StdioTransport::open(TransportHandler* handler) {
   auto child = ChildProcess::spawn(options_.command, options_.args, options_.env, true);
   if (!child.isOk()) return child.status();
   child_ = std::move(child.value());
+  // Writes wait with poll() up to the call's deadline instead of blocking in write().
+  ::fcntl(child_->stdinFd(), F_SETFL, ::fcntl(child_->stdinFd(), F_GETFL) | O_NONBLOCK);
   tokens_ = options_.stderr_lines_per_second * 5.0;
   refilled_ = std::chrono::steady_clock::now();
   stdout_thread_ = std::thread([this] { readStdout(); });
@@ -55,16 +77,19 @@ Status StdioTransport::open(TransportHandler* handler) {
   return Status::ok();
 }
 
+// A line cut short by the deadline would run into the next one, so a partial write ends
+// the child (the supervisor restarts it); a write that sent nothing leaves it alone.
 Status StdioTransport::send(const std::string& text, std::optional<std::int64_t>,
-                            std::chrono::milliseconds) {
+                            std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + (timeout.count() > 0 ? timeout : kDefaultWriteTimeout);
   std::lock_guard lock(write_mutex_);
   if (!child_ || child_->stdinFd() < 0) return Status::retry("the server process is not running");
   std::string line = text;
   line.push_back('\n');
-  if (!writeAll(child_->stdinFd(), line)) {
-    return Status::retry("writing to the server failed: " + std::string(std::strerror(errno)));
-  }
-  return Status::ok();
+  std::size_t written = 0;
+  Status status = writeBy(child_->stdinFd(), line, deadline, &written);
+  if (!status.isOk() && written > 0) child_->signal(SIGKILL);
+  return status;
 }
 
 void StdioTransport::readStdout() {

@@ -28,6 +28,8 @@ class StdioTransport final : public Transport {
   ~StdioTransport() override;
 
   Status open(TransportHandler* handler) override;
+  /// Writes one line, waiting at most timeout (10 s when zero) for a child that is slow to
+  /// read; thread-safe (one writer at a time).
   Status send(const std::string& text, std::optional<std::int64_t> request_id,
               std::chrono::milliseconds timeout) override;
   void close() override;
@@ -35,6 +37,8 @@ class StdioTransport final : public Transport {
   const char* kind() const override { return "stdio"; }
 
  private:
+  static constexpr std::chrono::milliseconds kDefaultWriteTimeout{10000};
+
   void readStdout();
   void readStderr();
   void relayStderr(std::string_view line);

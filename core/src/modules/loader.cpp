@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <regex>
 
+#include "config/secret_ref.h"
+
 namespace fs = std::filesystem;
 
 namespace gantry::modules {
@@ -145,7 +147,11 @@ Result<Module> load(const std::string& dir, ModuleKind kind, const std::string& 
 
 Status checkConfig(const Module& module, const Host& host) {
   for (const ConfigKey* key = module.desc->config; key && key->name; ++key) {
-    if (key->required && !host.config(key->name)) {
+    auto value = host.config(key->name);
+    if (value) {
+      if (auto error = config::unresolvedSecret(key->name, *value)) return Status::error(*error);
+    }
+    if (key->required && !value) {
       return Status::error(std::string(key->name) + ": required by the " +
                            kindName(module.desc->kind) + " module \"" + module.desc->name +
                            "\" but not set");

@@ -60,6 +60,10 @@ Status HeartbeatRepo::stopped() {
   }
 }
 
+bool isLive(const Heartbeat& heartbeat, int64_t now) {
+  return heartbeat.beat_at != 0 && now - heartbeat.beat_at <= 3 * heartbeat.period_s * 1000;
+}
+
 Result<std::optional<Heartbeat>> HeartbeatRepo::read() {
   try {
     std::lock_guard lock(store_.mutex());

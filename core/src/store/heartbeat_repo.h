@@ -21,6 +21,10 @@ struct Heartbeat {
   std::string last_model_outcome;
 };
 
+/// Whether the heartbeat belongs to a running instance: it has not stopped cleanly and beat
+/// within 3 periods of now (ms).
+bool isLive(const Heartbeat& heartbeat, int64_t now);
+
 class HeartbeatRepo {
  public:
   explicit HeartbeatRepo(Store& store) : store_(store) {}

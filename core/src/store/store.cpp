@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <vector>
 
 #include "store/db.h"
 #include "store/migrations.h"
@@ -55,13 +56,18 @@ Status quickCheck(sqlite3* h, const std::string& path) {
                        " (the file was left untouched; restore a backup or run gantry doctor)");
 }
 
+Status checkNotNewer(sqlite3* h, const std::string& path) {
+  int version = userVersion(h);
+  if (version <= static_cast<int>(migrations().size())) return Status::ok();
+  return Status::error("store: " + path + " has schema version " + std::to_string(version) +
+                       ", newer than this gantry knows (" + std::to_string(migrations().size()) +
+                       ")");
+}
+
 Status migrate(sqlite3* h, const std::string& path) {
   const auto& all = migrations();
   int version = userVersion(h);
-  if (version > static_cast<int>(all.size())) {
-    return Status::error("store: " + path + " has schema version " + std::to_string(version) +
-                         ", newer than this gantry knows (" + std::to_string(all.size()) + ")");
-  }
+  if (Status s = checkNotNewer(h, path); !s.isOk()) return s;
   for (int v = version; v < static_cast<int>(all.size()); ++v) {
     std::string sql = "BEGIN;\n" + std::string(all[v]) +
                       "\nPRAGMA user_version = " + std::to_string(v + 1) + ";\nCOMMIT;";
@@ -72,6 +78,20 @@ Status migrate(sqlite3* h, const std::string& path) {
     }
   }
   return Status::ok();
+}
+
+Status setUp(sqlite3* h, const std::string& path, Access access) {
+  std::vector<const char*> pragmas{"PRAGMA foreign_keys=ON"};
+  if (access == Access::kOwner) {
+    pragmas.insert(pragmas.begin(), {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"});
+  }
+  if (access == Access::kReadOnly) pragmas.push_back("PRAGMA query_only=ON");
+  for (const char* pragma : pragmas) {
+    if (Status s = exec(h, pragma); !s.isOk()) {
+      return Status::error("store: " + path + ": " + pragma + ": " + s.message());
+    }
+  }
+  return access == Access::kOwner ? migrate(h, path) : checkNotNewer(h, path);
 }
 
 }  // namespace
@@ -86,20 +106,14 @@ Store::Store(std::string path, std::unique_ptr<Db> db)
     : path_(std::move(path)), db_(std::move(db)) {}
 Store::~Store() = default;
 
-Result<std::unique_ptr<Store>> Store::open(const std::string& path) {
+Result<std::unique_ptr<Store>> Store::open(const std::string& path, Access access) {
   try {
     Poco::Data::SQLite::Connector::registerConnector();
     auto db = std::make_unique<Db>(Poco::Data::Session("SQLite", path));
     sqlite3* h = handle(*db);
     sqlite3_busy_timeout(h, 5000);
     if (Status s = quickCheck(h, path); !s.isOk()) return s;
-    for (const char* pragma :
-         {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"}) {
-      if (Status s = exec(h, pragma); !s.isOk()) {
-        return Status::error("store: " + path + ": " + pragma + ": " + s.message());
-      }
-    }
-    if (Status s = migrate(h, path); !s.isOk()) return s;
+    if (Status s = setUp(h, path, access); !s.isOk()) return s;
     return std::unique_ptr<Store>(new Store(path, std::move(db)));
   } catch (const Poco::Exception& e) {
     return Status::error("store: cannot open " + path + ": " + e.displayText());

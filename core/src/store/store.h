@@ -13,12 +13,23 @@ namespace gantry::store {
 
 struct Db;  // Poco::Data session, private to store/
 
+/// How a process uses the database. Only its owner (the daemon, or an operator command
+/// when no instance is running) migrates: an operator command must not change the schema
+/// under a live, possibly older, daemon.
+enum class Access {
+  kOwner,     ///< WAL set up and migrations run
+  kNoSchema,  ///< reads and writes rows; the schema is left as it is
+  kReadOnly,  ///< kNoSchema, and every write is refused (PRAGMA query_only)
+};
+
 /// Owns the database connection. Thread-safe: every repository call takes the store's lock.
 class Store {
  public:
-  /// Opens (creating if absent) the database at path, runs PRAGMA quick_check and the
-  /// migrations. A corrupt file is reported as an error naming it and is left untouched.
-  static Result<std::unique_ptr<Store>> open(const std::string& path);
+  /// Opens (creating if absent) the database at path and runs PRAGMA quick_check; kOwner
+  /// also runs the migrations. A corrupt file is reported as an error naming it and is left
+  /// untouched; a schema newer than this gantry knows is refused in every mode.
+  static Result<std::unique_ptr<Store>> open(const std::string& path,
+                                             Access access = Access::kOwner);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -14,6 +15,28 @@ namespace gantry::e2e {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Variables of the test's own environment that describe the machine, not gantry's
+// configuration; everything else (a developer's exported LLM_MODEL…) stays out.
+constexpr const char* kPassedThrough[] = {"PATH",        "HOME",   "LANG",         "LC_ALL",
+                                          "TZ",          "TMPDIR", "ASAN_OPTIONS", "UBSAN_OPTIONS",
+                                          "LSAN_OPTIONS"};
+
+// Poco::Process::launch adds its env to the parent's; `env -i` starts from nothing, and
+// execs the program in place (same pid, so signals reach gantry itself).
+std::vector<std::string> scrubbedArgs(const Env& env, const std::string& program,
+                                      const std::vector<std::string>& args) {
+  Env full;
+  for (const char* name : kPassedThrough) {
+    if (const char* value = std::getenv(name)) full[name] = value;
+  }
+  for (const auto& [name, value] : env) full[name] = value;
+  std::vector<std::string> out{"-i"};
+  for (const auto& [name, value] : full) out.push_back(name + "=" + value);
+  out.push_back(program);
+  out.insert(out.end(), args.begin(), args.end());
+  return out;
+}
 
 bool waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
   auto deadline = Clock::now() + timeout;
@@ -81,9 +104,9 @@ std::string Capture::text() const {
 }
 
 GantryProcess::GantryProcess(const Env& env, const std::vector<std::string>& args) {
-  Poco::Process::Env penv(env.begin(), env.end());
   handle_ = std::make_unique<Poco::ProcessHandle>(Poco::Process::launch(
-      std::string(GANTRY_BUILD_DIR) + "/gantry", args, &in_, &out_pipe_, &err_pipe_, penv));
+      "/usr/bin/env", scrubbedArgs(env, std::string(GANTRY_BUILD_DIR) + "/gantry", args), &in_,
+      &out_pipe_, &err_pipe_));
   out_ = std::make_unique<Capture>(out_pipe_);
   err_ = std::make_unique<Capture>(err_pipe_);
 }

@@ -50,7 +50,9 @@ class Capture {
   std::thread thread_;
 };
 
-/// A running gantry; killed (SIGKILL) on destruction if still running.
+/// A running gantry; killed (SIGKILL) on destruction if still running. Its environment is
+/// env plus PATH, HOME, locale, TZ, TMPDIR and sanitizer options of the test process;
+/// nothing else of the caller's environment leaks in.
 class GantryProcess {
  public:
   GantryProcess(const Env& env, const std::vector<std::string>& args = {"run"});

@@ -182,6 +182,11 @@ void FakeTelegram::addFault(Fault fault) {
   faults_.push_back(std::move(fault));
 }
 
+void FakeTelegram::setHoldPolls(bool hold) {
+  std::lock_guard lock(mutex_);
+  hold_polls_ = hold;
+}
+
 std::vector<SentRecord> FakeTelegram::sent() const {
   std::lock_guard lock(mutex_);
   return sent_;

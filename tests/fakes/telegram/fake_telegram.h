@@ -76,6 +76,9 @@ class FakeTelegram {
   /// Registers a file for getFile and /file/ downloads.
   void addFile(const std::string& file_id, const std::string& file_path, std::string bytes);
   void addFault(Fault fault);
+  /// false: getUpdates answers at once, ignoring its timeout, as some local Bot API
+  /// servers, proxies and emulators do (default true: polls are held like Telegram's).
+  void setHoldPolls(bool hold);
 
   std::vector<SentRecord> sent() const;
   /// Records of one method only.
@@ -128,6 +131,7 @@ class FakeTelegram {
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
   bool stopping_ = false;
+  bool hold_polls_ = true;
   std::int64_t next_update_id_ = 100;
   std::int64_t next_message_id_ = 1;
   std::int64_t confirmed_ = 0;

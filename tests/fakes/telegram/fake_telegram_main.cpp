@@ -6,6 +6,7 @@
 //   POST /control/files    {"file_id","file_path","data_base64"}
 //   GET  /control/state    {"confirmed_offset","getUpdates"}
 // The bot token is argv[1] or FAKE_TELEGRAM_TOKEN (default 123456:fake-token).
+// FAKE_TELEGRAM_HOLD_POLLS=0 answers every getUpdates at once instead of holding it.
 
 #include <csignal>
 #include <cstdlib>
@@ -23,6 +24,8 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // server threads inherit the mask
 
   gantry::fakes::FakeTelegram fake(token);
+  const char* hold = std::getenv("FAKE_TELEGRAM_HOLD_POLLS");
+  if (hold != nullptr && std::string(hold) == "0") fake.setHoldPolls(false);
   fake.start();
   std::cout << "PORT " << fake.port() << std::endl;
   int received = 0;

@@ -249,6 +249,7 @@ std::string FakeTelegram::getUpdates(const BotParams& params, int* status) {
   std::int64_t offset = toInt(params.get("offset"), 0);
   auto timeout = std::chrono::seconds(toInt(params.get("timeout"), 0));
   std::unique_lock lock(mutex_);
+  if (!hold_polls_) timeout = std::chrono::seconds::zero();
   if (offset > 0) {
     std::erase_if(updates_, [&](const auto& update) { return update.first < offset; });
     confirmed_ = std::max(confirmed_, offset);

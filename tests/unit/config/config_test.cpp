@@ -85,3 +85,10 @@ TEST_CASE("a malformed value names the variable and what is accepted", "[config]
   CHECK(error({{"CHANNEL", "../evil"}}) ==
         "CHANNEL: \"../evil\" is not a module name ([a-z0-9_]+)");
 }
+
+TEST_CASE("a secret:// value fails boot naming the variable until the vault resolves it",
+          "[config]") {
+  CHECK(error({{"DATA_DIR", "secret://data"}})
+            .rfind("DATA_DIR: \"secret://data\" holds a secret://", 0) == 0);
+  CHECK(error({{"CHANNEL", "secret://c"}}).rfind("CHANNEL: ", 0) == 0);
+}

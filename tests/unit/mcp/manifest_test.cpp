@@ -44,7 +44,7 @@ TEST_CASE("every documented manifest key is read", "[mcp]") {
 name    = "garmin"
 command = "garmin"
 args    = ["mcp"]
-env     = { GARMIN_TOKEN = "secret://garmin" }
+env     = { GARMIN_TOKEN = "garmin-token" }
 tools   = ["get_sleep", "get_*"]
 exclude = ["raw_*"]
 tools_prefix = "garm"
@@ -58,7 +58,7 @@ download_tag = "v1.2.0"
 [[server]]
 name = "daemon"
 url  = "http://127.0.0.1:8788/mcp"
-headers = { Authorization = "Bearer secret://daemon_token" }
+headers = { Authorization = "Bearer daemon-token" }
 )");
   auto result = loadManifest(path);
   REQUIRE(result.isOk());
@@ -67,7 +67,7 @@ headers = { Authorization = "Bearer secret://daemon_token" }
   CHECK(garmin.name == "garmin");
   CHECK(garmin.isStdio());
   CHECK(garmin.args == std::vector<std::string>{"mcp"});
-  CHECK(garmin.env.at("GARMIN_TOKEN") == "secret://garmin");
+  CHECK(garmin.env.at("GARMIN_TOKEN") == "garmin-token");
   CHECK(garmin.tools.size() == 2);
   CHECK(garmin.exclude == std::vector<std::string>{"raw_*"});
   CHECK(garmin.prefix() == "garm");
@@ -81,7 +81,7 @@ headers = { Authorization = "Bearer secret://daemon_token" }
   const auto& daemon = result->servers[1];
   CHECK_FALSE(daemon.isStdio());
   CHECK(daemon.prefix() == "daemon");
-  CHECK(daemon.headers.at("Authorization") == "Bearer secret://daemon_token");
+  CHECK(daemon.headers.at("Authorization") == "Bearer daemon-token");
   CHECK(daemon.policy == Policy::kAllow);
 }
 
@@ -109,6 +109,15 @@ TEST_CASE("manifest errors name the file, the line and the key", "[mcp]") {
       {"[[server]]\nname = \"a\"\ncommand = \"x\"\ntools_prefix = \"a.b\"\n",
        ":4: tools_prefix: must match"},
       {"[[servers]]\nname = \"a\"\n", ":1: servers: unknown key"},
+      {"[[server]]\nname = \"a\"\ncommand = \"x\"\nenv = { T = \"secret://t\" }\n",
+       ":4: env.T: \"secret://t\" holds a secret:// reference, which this version cannot resolve"},
+      {"[[server]]\nname = \"a\"\nurl = \"http://h/mcp\"\n"
+       "headers = { Authorization = \"Bearer secret://t\" }\n",
+       ":4: headers.Authorization: \"Bearer secret://t\" holds a secret:// reference"},
+      {"[[server]]\nname = \"a\"\ncommand = \"x\"\nargs = [\"--key\", \"secret://k\"]\n",
+       ":4: args: \"secret://k\" holds a secret:// reference"},
+      {"[[server]]\nname = \"a\"\nurl = \"http://secret://h/mcp\"\n",
+       ":3: url: \"http://secret://h"},
       {"[[server]]\nname = \"a\"\ncommand = \"x\n", ":3: syntax:"},
   };
   for (const auto& [text, expected] : table) {

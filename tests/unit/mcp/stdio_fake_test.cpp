@@ -268,5 +268,28 @@ TEST_CASE("auth runs the server's auth command and passes its exit code through"
   CHECK(authCommand(manifest, "fake") == 7);
   CHECK(authCommand(manifest, "missing") == 1);
   manifest.servers[0].auth_command.clear();
+  manifest.servers[0].auth_args.clear();
   CHECK(authCommand(manifest, "fake") == 1);
+}
+
+TEST_CASE("auth with only auth_args runs the server's command with them", "[mcp]") {
+  Manifest manifest;
+  manifest.path = "mcp.toml";
+  auto spec = fakeSpec();
+  spec.command = "sh";
+  spec.auth_args = {"-c", "exit 5"};
+  manifest.servers = {spec};
+  CHECK(authCommand(manifest, "fake") == 5);
+}
+
+TEST_CASE("a call to a server that stopped reading its input ends at the call's timeout", "[mcp]") {
+  auto host = startHost({fakeSpec()});
+  auto* server = host->server("fake");
+  CHECK_FALSE(server->call("fake__freeze", "{}", context(200ms)).ok);
+  // Far more than a pipe holds: the write itself has to give up at the deadline.
+  std::string text(4 * 1024 * 1024, 'x');
+  auto started = std::chrono::steady_clock::now();
+  auto result = server->call("fake__echo", R"({"text":")" + text + R"("})", context(500ms));
+  CHECK_FALSE(result.ok);
+  CHECK(std::chrono::steady_clock::now() - started < 3s);
 }

@@ -102,3 +102,13 @@ TEST_CASE("a provider module is found by kind and name", "[modules]") {
 TEST_CASE("the module directory defaults to the configured value", "[modules]") {
   CHECK(modules::moduleDir("/opt/x") == "/opt/x");
 }
+
+TEST_CASE("a module key set to a secret:// value fails the config check naming it", "[modules]") {
+  auto m = modules::load(kDir, ModuleKind::kChannel, "good");
+  REQUIRE(m.isOk());
+  gantry::testing::FakeHost host;
+  host.env["FIXTURE_REQUIRED"] = "secret://fixture";
+  CHECK(modules::checkConfig(m.value(), host)
+            .message()
+            .rfind("FIXTURE_REQUIRED: \"secret://fixture\" holds a secret:// reference", 0) == 0);
+}

@@ -26,6 +26,36 @@ TEST_CASE("a new database is migrated to the latest schema", "[store]") {
   CHECK(store.value()->schemaVersion() == static_cast<int>(gantry::store::migrations().size()));
 }
 
+TEST_CASE("operator access leaves an older schema as it is", "[store]") {
+  using gantry::store::Access;
+  auto path = tempDb("older.db").string();
+  {
+    std::ofstream touch(path);  // an empty file: schema version 0
+  }
+  for (Access access : {Access::kReadOnly, Access::kNoSchema}) {
+    auto store = Store::open(path, access);
+    REQUIRE(store.isOk());
+    CHECK(store.value()->schemaVersion() == 0);
+  }
+  auto owner = Store::open(path, Access::kOwner);
+  REQUIRE(owner.isOk());
+  CHECK(owner.value()->schemaVersion() == static_cast<int>(gantry::store::migrations().size()));
+}
+
+TEST_CASE("read-only access refuses writes and still reads", "[store]") {
+  auto path = tempDb("readonly.db").string();
+  {
+    auto store = Store::open(path);
+    REQUIRE(store.isOk());
+    REQUIRE(gantry::store::KvRepo(*store.value()).set("telegram", "offset", "7").isOk());
+  }
+  auto store = Store::open(path, gantry::store::Access::kReadOnly);
+  REQUIRE(store.isOk());
+  gantry::store::KvRepo kv(*store.value());
+  CHECK(kv.get("telegram", "offset") == std::optional<std::string>("7"));
+  CHECK_FALSE(kv.set("telegram", "offset", "8").isOk());
+}
+
 TEST_CASE("reopening a database keeps its data and does not migrate twice", "[store]") {
   auto path = tempDb("reopen.db").string();
   {
