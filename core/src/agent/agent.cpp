@@ -1,5 +1,6 @@
 #include "agent/agent.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -7,6 +8,7 @@
 #include "agent/reply_gate.h"
 #include "log/log.h"
 #include "session/history_bounds.h"
+#include "tools/call_schema.h"
 #include "tools/hardening.h"
 
 namespace gantry::agent {
@@ -100,8 +102,21 @@ class Agent::Turn {
     return response;
   }
 
+  /// The candidates' published schemas, so the retry keeps their parameters in view.
   std::string constrainedSchema() const {
-    return constrained_.empty() ? std::string() : tools::toolNameSchema(constrained_);
+    if (constrained_.empty()) return {};
+    std::vector<ToolSchema> candidates;
+    auto published = a_.catalog_.schemas();
+    auto named = [](const std::vector<ToolSchema>& list, const std::string& name) {
+      return std::find_if(list.begin(), list.end(),
+                          [&](const ToolSchema& s) { return s.name == name; });
+    };
+    for (const auto& name : constrained_) {
+      if (named(candidates, name) != candidates.end()) continue;  // an enum lists each once
+      auto it = named(published, name);
+      candidates.push_back(it != published.end() ? *it : ToolSchema{name, {}, {}});
+    }
+    return tools::toolCallSchema(candidates);
   }
 
   void logModelCall(const Result<ChatResponse>& r, const std::vector<ChatMessage>& prompt,
@@ -120,9 +135,11 @@ class Agent::Turn {
   }
 
   /// After a grammar-constrained retry the reply is {"name":…, "arguments":{…}} as text.
+  /// Nulls in its arguments stand for optional parameters left out (tools::strictSchema).
   void adoptConstrainedCall(ChatMessage& message, int round) {
     constrained_.clear();
     if (message.tool_calls.empty()) adoptPrintedCall(message, round);
+    for (auto& call : message.tool_calls) call.arguments = tools::withoutNulls(call.arguments);
   }
 
   /// A tool call written as text runs as a real call when its name resolves.
