@@ -69,7 +69,7 @@ class Agent::Turn {
     if (!history.isOk()) return history.status();
     parts_.persona = a_.persona();
     parts_.history =
-        a_.hooks_.bound(result_.session_id, std::move(history.value()), &parts_.summary);
+        a_.hooks_.bound(result_.session_id, std::move(history.value()), &parts_.summary, cancel_);
     if (parts_.history.empty()) return Status::error("store: the current message is missing");
     parts_.current_index = parts_.history.size() - 1;
     parts_.history.back().images = request_.images;  // images live in the prompt, not the record

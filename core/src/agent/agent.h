@@ -23,10 +23,11 @@ class ContextHooks {
  public:
   virtual ~ContextHooks() = default;
   /// Bounds the session's history (oldest turns dropped, maybe folded into the summary);
-  /// sets *summary to the summary to inject. Called once per turn.
+  /// sets *summary to the summary to inject. Called once per turn on the turn's thread;
+  /// a fold it runs stops when cancel is cancelled.
   virtual std::vector<ChatMessage> bound(int64_t session_id, std::vector<ChatMessage> history,
-                                         std::string* summary) {
-    (void)session_id, (void)summary;
+                                         std::string* summary, const CancelToken& cancel) {
+    (void)session_id, (void)summary, (void)cancel;
     return history;
   }
   /// The `[memory]` block for the current message ("" for none).
