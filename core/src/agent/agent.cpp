@@ -199,6 +199,13 @@ class Agent::Turn {
       parts_.history.push_back(std::move(tool));
       for (const auto& c : o.candidates) constrained_.push_back(c);
     }
+    // DESIGN 4.2 inside the turn as well, so a long chain of calls does not carry every
+    // result. Collapsing rewrites an earlier message, and a local model's prompt cache is
+    // then reused only up to that message; the rule depends only on the order of results
+    // (all but the last kKeptToolResults collapse), so every request of the turn and of later
+    // turns shows an earlier result the same way, and a round of n results costs the cache
+    // at most the n oldest whole results.
+    session::collapseOldToolResults(parts_.history, session::kKeptToolResults);
     return Status::ok();
   }
 
