@@ -1,5 +1,5 @@
 // End-to-end: the prompt the real gantry binary sends, read from the fake model's requests —
-// collapsed tool results (DESIGN 4.2).
+// the cache-stable prefix across turns (DESIGN 4 step 2) and collapsed tool results (4.2).
 #include <catch2/catch.hpp>
 
 #include "e2e/support/gantry_process.h"
@@ -19,7 +19,68 @@ std::string toolCall(const std::string& id, const std::string& name, const std::
          escaped + R"("}]})";
 }
 
+// The bytes of the request's "messages" array, from '[' to its matching ']' (included).
+std::string messagesArray(const std::string& body) {
+  auto start = body.find("\"messages\":[");
+  REQUIRE(start != std::string::npos);
+  start += 11;
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = start; i < body.size(); ++i) {
+    char c = body[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if (c == '[' || c == '{') ++depth;
+    if ((c == ']' || c == '}') && --depth == 0) return body.substr(start, i - start + 1);
+  }
+  FAIL("unterminated messages array");
+  return {};
+}
+
 }  // namespace
+
+TEST_CASE("every request's messages reappear byte for byte at the start of the next request",
+          "[e2e]") {
+  FakeOpenAiServer llm;
+  llm.addReply(R"({"content":"hi there"})");  // turn 1: a plain reply
+  llm.addReply(toolCall("s1", "memory_store",
+                        R"({"kind":"person","subject":"mom","content":"prefers calls"})"));
+  llm.addReply(R"({"content":"stored"})");  // turn 2: one tool round
+  llm.addReply(toolCall("r1", "memory_recall", R"({"query":"mom"})"));
+  llm.addReply(toolCall("r2", "memory_recall", R"({"query":"calls"})"));
+  llm.addReply(R"({"content":"she prefers calls"})");  // turn 3: two tool rounds
+  // turn 4: the fake's echo
+  Workspace ws("prefix");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  env["CRON_TZ"] = "Pacific/Auckland";
+  auto r = runGantry(env, "hello\nremember mom prefers calls\nhow does mom like to talk?\nbye\n");
+  INFO(r.err.substr(0, 3000));
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("echo: bye") != std::string::npos);
+  auto requests = llm.requests();
+  REQUIRE(requests.size() == 7);
+  for (std::size_t n = 0; n + 1 < requests.size(); ++n) {
+    std::string earlier = messagesArray(requests[n]);
+    std::string later = messagesArray(requests[n + 1]);
+    INFO("request " << n << ": " << earlier << "\nrequest " << n + 1 << ": " << later);
+    earlier.pop_back();  // the closing ']': the next request goes on after the same bytes
+    CHECK(later.compare(0, earlier.size(), earlier) == 0);
+    CHECK(later.size() > earlier.size());
+  }
+  // The time is told in CRON_TZ; the memory block rides on the message it was sent with.
+  CHECK(count(requests[0], "[now] ") == 1);
+  CHECK(requests[0].find(", Pacific/Auckland") != std::string::npos);
+  CHECK(count(requests[6], "[now] ") == 4);
+  CHECK(count(requests[6], "(person) mom: prefers calls") >= 1);
+  // Turn 3 is the first with a memory to hydrate; turn 4's block is the same and not repeated.
+  CHECK(count(requests[2], "[memory]\\n") == 0);
+  CHECK(count(requests[3], "[memory]\\n") == 1);
+  CHECK(count(requests[6], "[memory]\\n") == 1);
+}
 
 TEST_CASE("tool results older than the last four collapse within one turn", "[e2e]") {
   FakeOpenAiServer llm;

@@ -7,6 +7,7 @@
 #include "agent/prompt.h"
 #include "agent/reply_gate.h"
 #include "log/log.h"
+#include "session/context_tail.h"
 #include "session/history_bounds.h"
 #include "tools/call_schema.h"
 #include "tools/hardening.h"
@@ -52,29 +53,58 @@ class Agent::Turn {
   }
 
  private:
-  Status recordUserMessage() {
+  Status loadHistory() {
     auto session = a_.messages_.session(request_.chat_id);
     if (!session.isOk()) return session.status();
     result_.session_id = session.value();
-    ChatMessage user{Role::kUser, request_.text, request_.images, {}, {}, {}, {}};
+    auto history = a_.messages_.history(result_.session_id);
+    if (!history.isOk()) return history.status();
+    parts_.history = std::move(history.value());
+    return Status::ok();
+  }
+
+  /// The user message goes into the record as it will be sent, the volatile tail in front,
+  /// so the next turn's request repeats it byte for byte (DESIGN 4 step 2).
+  Status recordUserMessage() {
+    if (Status s = loadHistory(); !s.isOk()) return s;
+    memory_block_ = a_.hooks_.hydrate(request_.text);
+    now_ = a_.hooks_.now();
+    ChatMessage user;
+    user.content = session::withContext(memory_block_, now_, request_.text);
+    user.images = request_.images;  // the record counts them; only this turn's prompt has them
     auto id = a_.messages_.append(result_.session_id, user);
     if (!id.isOk()) return id.status();
     result_.user_message_id = id.value();
+    parts_.history.push_back(std::move(user));
     if (request_.on_recorded) request_.on_recorded();
     return Status::ok();
   }
 
   Status loadContext() {
-    auto history = a_.messages_.history(result_.session_id);
-    if (!history.isOk()) return history.status();
     parts_.persona = a_.persona();
     parts_.history =
-        a_.hooks_.bound(result_.session_id, std::move(history.value()), &parts_.summary, cancel_);
-    if (parts_.history.empty()) return Status::error("store: the current message is missing");
-    parts_.current_index = parts_.history.size() - 1;
-    parts_.history.back().images = request_.images;  // images live in the prompt, not the record
-    parts_.memory_block = a_.hooks_.hydrate(request_.text);
-    parts_.now = localNow();
+        a_.hooks_.bound(result_.session_id, std::move(parts_.history), &parts_.summary, cancel_);
+    if (parts_.history.empty() || parts_.history.back().role != Role::kUser) {
+      return Status::error("store: the current message is missing");
+    }
+    return dropRepeatedMemoryBlock();
+  }
+
+  /// A memory block the bounded history already shows is not sent again: every block stays
+  /// in the history it was sent with, so repeating it would only grow the prompt. Checked
+  /// after bounding, so the block it repeats is still in the prompt; the record is settled
+  /// before anything is sent.
+  Status dropRepeatedMemoryBlock() {
+    if (memory_block_.empty()) return Status::ok();
+    bool repeated = false;
+    for (std::size_t i = 0; i + 1 < parts_.history.size() && !repeated; ++i) {
+      const auto& m = parts_.history[i];
+      repeated = m.role == Role::kUser && session::memoryBlockOf(m.content) == memory_block_;
+    }
+    if (!repeated) return Status::ok();
+    std::string sent = session::withContext({}, now_, request_.text);
+    if (Status s = a_.messages_.setContent(result_.user_message_id, sent); !s.isOk()) return s;
+    parts_.history.back().content = std::move(sent);
     return Status::ok();
   }
 
@@ -257,6 +287,8 @@ class Agent::Turn {
   const CancelToken& cancel_;
   Clock::time_point start_;
   PromptParts parts_;
+  std::string memory_block_;  ///< this turn's hydration block, as hydrated
+  std::string now_;           ///< this turn's `[now]` text
   TurnResult result_;
   std::optional<ReplyGate> gate_;
   std::vector<std::string> constrained_;

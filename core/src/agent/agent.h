@@ -17,8 +17,9 @@
 
 namespace gantry::agent {
 
-/// Context the loop asks for but does not own: history bounds + rolling summary, and the
-/// memory hydration block. The defaults keep everything and hydrate nothing.
+/// Context the loop asks for but does not own: history bounds + rolling summary, the
+/// memory hydration block and the time. The defaults keep everything, hydrate nothing and
+/// tell no time.
 class ContextHooks {
  public:
   virtual ~ContextHooks() = default;
@@ -35,6 +36,8 @@ class ContextHooks {
     (void)message;
     return {};
   }
+  /// The current date and time for the `[now]` line ("" for none).
+  virtual std::string now() { return {}; }
 };
 
 struct AgentOptions {

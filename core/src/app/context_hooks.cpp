@@ -6,12 +6,14 @@
 namespace gantry::app {
 
 AppContextHooks::AppContextHooks(store::Store& store, Provider& provider, session::Bounds bounds,
-                                 store::MemoryRepo* memory, session::FoldLimits fold)
+                                 store::MemoryRepo* memory, cron::Zone zone,
+                                 session::FoldLimits fold)
     : messages_(store),
       sessions_(store),
       provider_(provider),
       bounds_(bounds),
       memory_(memory),
+      zone_(std::move(zone)),
       fold_limits_(fold) {}
 
 std::vector<ChatMessage> AppContextHooks::bound(int64_t session_id,
@@ -55,5 +57,7 @@ std::string AppContextHooks::hydrate(const std::string& message) {
   if (!memory_) return {};
   return memory::hydrationBlock(*memory_, message);
 }
+
+std::string AppContextHooks::now() { return cron::describeTime(store::nowMs(), zone_); }
 
 }  // namespace gantry::app

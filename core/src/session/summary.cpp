@@ -6,6 +6,7 @@
 #include <mutex>
 #include <thread>
 
+#include "session/context_tail.h"
 #include "text/split.h"
 
 namespace gantry::session {
@@ -30,7 +31,9 @@ std::string transcriptLine(const ChatMessage& message, const FoldLimits& limits)
   if (message.role == Role::kTool) {
     return "tool " + message.name + " result: " + cut(message.content, kToolResultChars);
   }
-  line += ": " + cut(message.content, limits.max_message_chars);
+  std::string content =
+      message.role == Role::kUser ? std::string(userText(message.content)) : message.content;
+  line += ": " + cut(content, limits.max_message_chars);
   for (const auto& call : message.tool_calls) {
     line += "\n  (called " + call.name + " " + cut(call.arguments, kToolResultChars) + ")";
   }

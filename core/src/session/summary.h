@@ -25,7 +25,8 @@ struct FoldLimits {
 
 /// Asks provider (no tools, not streamed) to fold `dropped` into `old_summary`, returning one
 /// paragraph of at most ~150 words. The transcript is cut to the limits, newest dropped
-/// messages kept in full preference; tool results are abbreviated. Runs on the calling thread
+/// messages kept in full preference; tool results are abbreviated; user messages show the
+/// user's words without the context tail they were sent with. Runs on the calling thread
 /// (the agent worker, or a background thread) and returns once cancel is cancelled or
 /// limits.timeout has passed. On failure (provider error, cancellation, timeout, an empty
 /// reply) returns the Status and the caller keeps old_summary.

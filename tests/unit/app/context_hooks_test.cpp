@@ -38,7 +38,7 @@ struct Fixture {
     gantry::session::Bounds bounds;
     bounds.max_messages = 6;
     bounds.protected_turns = 2;
-    return AppContextHooks(temp.store(), provider, bounds, nullptr);
+    return AppContextHooks(temp.store(), provider, bounds, nullptr, {"UTC", cctz::utc_time_zone()});
   }
   std::vector<ChatMessage> bound(AppContextHooks& hooks, std::string* summary) {
     CancelToken cancel;

@@ -140,6 +140,21 @@ class SilentProvider final : public gantry::Provider {
 
 }  // namespace
 
+TEST_CASE("the transcript shows what the user wrote, not the context sent with it", "[session]") {
+  ScriptedProvider provider;
+  provider.reply("Ann moves to Lisbon.");
+  CancelToken cancel;
+  std::vector<ChatMessage> sent = {
+      message(Role::kUser,
+              "[memory]\n- (fact) sky: blue\n\n[now] 2026-12-01 09:00 (Tuesday), UTC\n\n"
+              "Ann moves to Lisbon")};
+  REQUIRE(foldSummary(provider, "", sent, cancel).isOk());
+  const auto& prompt = provider.requests.at(0).at(1).content;
+  CHECK(prompt.find("user: Ann moves to Lisbon") != std::string::npos);
+  CHECK(prompt.find("[memory]") == std::string::npos);
+  CHECK(prompt.find("[now]") == std::string::npos);
+}
+
 TEST_CASE("a fold the model does not answer gives up after its timeout", "[session]") {
   SilentProvider provider;
   CancelToken cancel;
