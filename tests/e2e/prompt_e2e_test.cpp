@@ -90,14 +90,18 @@ TEST_CASE("tool results older than the last four collapse within one turn", "[e2
   }
   llm.addReply(R"({"content":"done"})");
   Workspace ws("collapse");
-  auto r = runGantry(gantry::e2e::stdioEnv(ws, llm.port()), "dig deep\n");
+  auto r = runGantry(gantry::e2e::stdioEnv(ws, llm.port()), "dig deep\nthanks\n");
   INFO(r.err.substr(0, 3000));
   REQUIRE(r.code == 0);
   auto requests = llm.requests();
-  REQUIRE(requests.size() == 7);
+  REQUIRE(requests.size() == 8);
   const std::string collapsed = "[tool memory_recall: ";
   CHECK(count(requests[4], collapsed) == 0);  // four results, all whole
   CHECK(count(requests[5], collapsed) == 1);
   CHECK(count(requests[6], collapsed) == 2);
   CHECK(count(requests[6], "\"role\":\"tool\"") == 6);
+  // The next turn, loaded from the record, collapses the same results the same way.
+  std::string last_of_turn = messagesArray(requests[6]);
+  last_of_turn.pop_back();
+  CHECK(messagesArray(requests[7]).compare(0, last_of_turn.size(), last_of_turn) == 0);
 }
