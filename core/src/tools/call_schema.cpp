@@ -7,6 +7,7 @@
 #include <Poco/JSON/Parser.h>
 #include <Poco/JSON/Stringifier.h>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -88,19 +89,23 @@ Object::Ptr strictMap(const Var& value) {
   return out;
 }
 
+Object::Ptr anyOfNull(const Object::Ptr& schema) {
+  Object::Ptr null_type = newObject();
+  null_type->set("type", "null");
+  Array::Ptr any = new Array;
+  any->add(schema);
+  any->add(null_type);
+  Object::Ptr out = newObject();
+  out->set("anyOf", any);
+  return out;
+}
+
+bool isNullType(const Var& type) { return type.isString() && type.toString() == "null"; }
+
 // The optional property becomes nullable: "null" joins its type (and its enum), or the
 // schema is wrapped as anyOf [schema, {"type":"null"}] when it has no type.
 Object::Ptr nullable(Object::Ptr schema) {
-  if (!schema->has("type")) {
-    Object::Ptr null_type = newObject();
-    null_type->set("type", "null");
-    Array::Ptr any = new Array;
-    any->add(schema);
-    any->add(null_type);
-    Object::Ptr out = newObject();
-    out->set("anyOf", any);
-    return out;
-  }
+  if (!schema->has("type")) return anyOfNull(schema);
   auto type = schema->get("type");
   Array::Ptr types = new Array;
   if (isArray(type)) {
@@ -108,9 +113,7 @@ Object::Ptr nullable(Object::Ptr schema) {
   } else {
     types->add(type);
   }
-  bool has_null = false;
-  for (const auto& t : *types) has_null = has_null || (t.isString() && t.toString() == "null");
-  if (has_null) return schema;
+  if (std::any_of(types->begin(), types->end(), isNullType)) return schema;
   types->add("null");
   schema->set("type", types);
   if (isArray(schema->get("enum"))) schema->getArray("enum")->add(Var());
