@@ -92,8 +92,8 @@ class Agent::Turn {
 
   /// A memory block the bounded history already shows is not sent again: every block stays
   /// in the history it was sent with, so repeating it would only grow the prompt. Checked
-  /// after bounding, so the block it repeats is still in the prompt; the record is settled
-  /// before anything is sent.
+  /// after bounding, so the block it repeats is still in the prompt; the recorded message is
+  /// settled before it is first sent (a fold sends only older turns).
   Status dropRepeatedMemoryBlock() {
     if (memory_block_.empty()) return Status::ok();
     bool repeated = false;
