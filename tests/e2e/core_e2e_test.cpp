@@ -104,6 +104,9 @@ TEST_CASE("an unknown tool gets the closest names and a grammar-constrained retr
   CHECK(requests[1].find("there is no tool named") != std::string::npos);
   CHECK(requests[1].find("\"response_format\"") != std::string::npos);
   CHECK(requests[1].find("\"enum\"") != std::string::npos);
+  // The candidates' parameters are in the schema, so the retry keeps its arguments.
+  CHECK(requests[1].find("\"description\":\"Arguments for memory_store") != std::string::npos);
+  CHECK(requests[1].find("\"subject\":{") != std::string::npos);
   CHECK(r.out.find(R"("type":"tool","name":"memory_store","ok":true)") != std::string::npos);
   CHECK(r.out.find(R"({"type":"reply","text":"stored"})") != std::string::npos);
 }

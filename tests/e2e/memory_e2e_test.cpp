@@ -113,7 +113,9 @@ TEST_CASE("a 300-message conversation stays bounded and recalls a fact from mess
     return r.last_user.find(kQuestion) != std::string::npos;
   });
   REQUIRE(asked != turns.end());
-  CHECK(asked->last_user.find("- (person) Ann: " + std::string(kFact)) != std::string::npos);
+  // The block rides on the user message it was first sent with (messages are recorded as
+  // sent), so it is in the request, not necessarily in front of the question.
+  CHECK(asked->body.find("- (person) Ann: " + std::string(kFact)) != std::string::npos);
 
   auto store = gantry::store::Store::open(workspace.data() + "/gantry.db");
   REQUIRE(store.isOk());

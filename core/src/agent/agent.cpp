@@ -1,12 +1,15 @@
 #include "agent/agent.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
 #include "agent/prompt.h"
 #include "agent/reply_gate.h"
 #include "log/log.h"
+#include "session/context_tail.h"
 #include "session/history_bounds.h"
+#include "tools/call_schema.h"
 #include "tools/hardening.h"
 
 namespace gantry::agent {
@@ -50,29 +53,58 @@ class Agent::Turn {
   }
 
  private:
-  Status recordUserMessage() {
+  Status loadHistory() {
     auto session = a_.messages_.session(request_.chat_id);
     if (!session.isOk()) return session.status();
     result_.session_id = session.value();
-    ChatMessage user{Role::kUser, request_.text, request_.images, {}, {}, {}, {}};
+    auto history = a_.messages_.history(result_.session_id);
+    if (!history.isOk()) return history.status();
+    parts_.history = std::move(history.value());
+    return Status::ok();
+  }
+
+  /// The user message goes into the record as it will be sent, the volatile tail in front,
+  /// so the next turn's request repeats it byte for byte (DESIGN 4 step 2).
+  Status recordUserMessage() {
+    if (Status s = loadHistory(); !s.isOk()) return s;
+    memory_block_ = a_.hooks_.hydrate(request_.text);
+    now_ = a_.hooks_.now();
+    ChatMessage user;
+    user.content = session::withContext(memory_block_, now_, request_.text);
+    user.images = request_.images;  // the record counts them; only this turn's prompt has them
     auto id = a_.messages_.append(result_.session_id, user);
     if (!id.isOk()) return id.status();
     result_.user_message_id = id.value();
+    parts_.history.push_back(std::move(user));
     if (request_.on_recorded) request_.on_recorded();
     return Status::ok();
   }
 
   Status loadContext() {
-    auto history = a_.messages_.history(result_.session_id);
-    if (!history.isOk()) return history.status();
     parts_.persona = a_.persona();
     parts_.history =
-        a_.hooks_.bound(result_.session_id, std::move(history.value()), &parts_.summary);
-    if (parts_.history.empty()) return Status::error("store: the current message is missing");
-    parts_.current_index = parts_.history.size() - 1;
-    parts_.history.back().images = request_.images;  // images live in the prompt, not the record
-    parts_.memory_block = a_.hooks_.hydrate(request_.text);
-    parts_.now = localNow();
+        a_.hooks_.bound(result_.session_id, std::move(parts_.history), &parts_.summary, cancel_);
+    if (parts_.history.empty() || parts_.history.back().role != Role::kUser) {
+      return Status::error("store: the current message is missing");
+    }
+    return dropRepeatedMemoryBlock();
+  }
+
+  /// A memory block the bounded history already shows is not sent again: every block stays
+  /// in the history it was sent with, so repeating it would only grow the prompt. Checked
+  /// after bounding, so the block it repeats is still in the prompt; the recorded message is
+  /// settled before it is first sent (a fold sends only older turns).
+  Status dropRepeatedMemoryBlock() {
+    if (memory_block_.empty()) return Status::ok();
+    bool repeated = false;
+    for (std::size_t i = 0; i + 1 < parts_.history.size() && !repeated; ++i) {
+      const auto& m = parts_.history[i];
+      repeated = m.role == Role::kUser && session::memoryBlockOf(m.content) == memory_block_;
+    }
+    if (!repeated) return Status::ok();
+    std::string sent = session::withContext({}, now_, request_.text);
+    if (Status s = a_.messages_.setContent(result_.user_message_id, sent); !s.isOk()) return s;
+    parts_.history.back().content = std::move(sent);
     return Status::ok();
   }
 
@@ -100,8 +132,21 @@ class Agent::Turn {
     return response;
   }
 
+  /// The candidates' published schemas, so the retry keeps their parameters in view.
   std::string constrainedSchema() const {
-    return constrained_.empty() ? std::string() : tools::toolNameSchema(constrained_);
+    if (constrained_.empty()) return {};
+    std::vector<ToolSchema> candidates;
+    auto published = a_.catalog_.schemas();
+    auto named = [](const std::vector<ToolSchema>& list, const std::string& name) {
+      return std::find_if(list.begin(), list.end(),
+                          [&](const ToolSchema& s) { return s.name == name; });
+    };
+    for (const auto& name : constrained_) {
+      if (named(candidates, name) != candidates.end()) continue;  // an enum lists each once
+      auto it = named(published, name);
+      candidates.push_back(it != published.end() ? *it : ToolSchema{name, {}, {}});
+    }
+    return tools::toolCallSchema(candidates);
   }
 
   void logModelCall(const Result<ChatResponse>& r, const std::vector<ChatMessage>& prompt,
@@ -120,9 +165,11 @@ class Agent::Turn {
   }
 
   /// After a grammar-constrained retry the reply is {"name":…, "arguments":{…}} as text.
+  /// Nulls in its arguments stand for optional parameters left out (tools::strictSchema).
   void adoptConstrainedCall(ChatMessage& message, int round) {
     constrained_.clear();
     if (message.tool_calls.empty()) adoptPrintedCall(message, round);
+    for (auto& call : message.tool_calls) call.arguments = tools::withoutNulls(call.arguments);
   }
 
   /// A tool call written as text runs as a real call when its name resolves.
@@ -182,6 +229,13 @@ class Agent::Turn {
       parts_.history.push_back(std::move(tool));
       for (const auto& c : o.candidates) constrained_.push_back(c);
     }
+    // DESIGN 4.2 inside the turn as well, so a long chain of calls does not carry every
+    // result. Collapsing rewrites an earlier message, and a local model's prompt cache is
+    // then reused only up to that message; the rule depends only on the order of results
+    // (all but the last kKeptToolResults collapse), so every request of the turn and of later
+    // turns shows an earlier result the same way, and a round of n results costs the cache
+    // at most the n oldest whole results.
+    session::collapseOldToolResults(parts_.history, session::kKeptToolResults);
     return Status::ok();
   }
 
@@ -233,6 +287,8 @@ class Agent::Turn {
   const CancelToken& cancel_;
   Clock::time_point start_;
   PromptParts parts_;
+  std::string memory_block_;  ///< this turn's hydration block, as hydrated
+  std::string now_;           ///< this turn's `[now]` text
   TurnResult result_;
   std::optional<ReplyGate> gate_;
   std::vector<std::string> constrained_;

@@ -17,16 +17,18 @@
 
 namespace gantry::agent {
 
-/// Context the loop asks for but does not own: history bounds + rolling summary, and the
-/// memory hydration block. The defaults keep everything and hydrate nothing.
+/// Context the loop asks for but does not own: history bounds + rolling summary, the
+/// memory hydration block and the time. The defaults keep everything, hydrate nothing and
+/// tell no time.
 class ContextHooks {
  public:
   virtual ~ContextHooks() = default;
   /// Bounds the session's history (oldest turns dropped, maybe folded into the summary);
-  /// sets *summary to the summary to inject. Called once per turn.
+  /// sets *summary to the summary to inject. Called once per turn on the turn's thread;
+  /// a fold it runs stops when cancel is cancelled.
   virtual std::vector<ChatMessage> bound(int64_t session_id, std::vector<ChatMessage> history,
-                                         std::string* summary) {
-    (void)session_id, (void)summary;
+                                         std::string* summary, const CancelToken& cancel) {
+    (void)session_id, (void)summary, (void)cancel;
     return history;
   }
   /// The `[memory]` block for the current message ("" for none).
@@ -34,6 +36,8 @@ class ContextHooks {
     (void)message;
     return {};
   }
+  /// The current date and time for the `[now]` line ("" for none).
+  virtual std::string now() { return {}; }
 };
 
 struct AgentOptions {

@@ -1,7 +1,5 @@
 #include "agent/prompt.h"
 
-#include <ctime>
-
 #include "session/summary.h"
 
 namespace gantry::agent {
@@ -19,24 +17,8 @@ std::vector<ChatMessage> buildPrompt(const PromptParts& parts) {
   system.content = parts.persona + "\n\n" + kToolFraming;
   if (!parts.summary.empty()) system.content += "\n\n" + session::summaryBlock(parts.summary);
   out.push_back(std::move(system));
-  for (std::size_t i = 0; i < parts.history.size(); ++i) {
-    out.push_back(parts.history[i]);
-    if (i != parts.current_index) continue;
-    std::string tail;
-    if (!parts.memory_block.empty()) tail += parts.memory_block + "\n";
-    if (!parts.now.empty()) tail += "[now] " + parts.now + "\n";
-    if (!tail.empty()) out.back().content = tail + "\n" + out.back().content;
-  }
+  out.insert(out.end(), parts.history.begin(), parts.history.end());
   return out;
-}
-
-std::string localNow() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[96];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M (%A), %Z", &tm);
-  return buf;
 }
 
 }  // namespace gantry::agent

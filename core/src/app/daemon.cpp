@@ -173,7 +173,8 @@ class Daemon {
     session::Bounds bounds;
     bounds.max_messages = config_.history_max_messages;
     bounds.max_tokens = config_.history_max_tokens;
-    hooks_ = std::make_unique<AppContextHooks>(*store_, *provider_, bounds, memory_repo_.get());
+    hooks_ = std::make_unique<AppContextHooks>(*store_, *provider_, bounds, memory_repo_.get(),
+                                               clockZone());
     agent::AgentOptions options;
     options.tool_max_iterations = config_.tool_max_iterations;
     options.runner.timeout_seconds = config_.tool_timeout_seconds;
@@ -191,6 +192,16 @@ class Daemon {
     agent_->setPersona(persona_.text);
     chat_ = std::make_unique<chat::ChatService>(*agent_, *channel_, *store_, chatOptions(),
                                                 commandTexts());
+  }
+
+  /// CRON_TZ, the zone the prompt's `[now]` line is told in. With cron off a zone that does
+  /// not load falls back to UTC (cron on fails boot on it in addCronTools).
+  cron::Zone clockZone() const {
+    if (zone_) return *zone_;
+    auto zone = cron::loadCronZone(config_.cron_tz);
+    if (zone.isOk()) return zone.value();
+    log::warn("clock_zone_fallback", {{"error", zone.status().message()}});
+    return {"UTC", cctz::utc_time_zone()};
   }
 
   chat::ChatOptions chatOptions() const {

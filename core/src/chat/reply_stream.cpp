@@ -60,7 +60,7 @@ void ReplyStream::spinupLoop() {
   renderLocked(true);
 }
 
-std::string ReplyStream::bubbleLocked() const {
+std::string ReplyStream::traceLocked() const {
   std::string trace;
   if (options_.trace == config::TraceMode::kCompact && !trace_.empty()) {
     std::vector<bool> results;
@@ -75,9 +75,40 @@ std::string ReplyStream::bubbleLocked() const {
   } else if (options_.trace == config::TraceMode::kFull) {
     for (const auto& line : trace_) trace += (trace.empty() ? "" : "\n") + line;
   }
+  return trace;
+}
+
+std::string ReplyStream::bubbleLocked() const {
+  std::string trace = traceLocked();
   std::string body = text_.empty() ? spinup_text_ : text_;
   if (trace.empty()) return body;
   return body.empty() ? trace : trace + "\n\n" + body;
+}
+
+// A terminal cannot edit what it printed, so trace lines are written as they happen: full
+// mode one line per start and per end, compact mode one `Making calls:` line that grows.
+void ReplyStream::rawTraceLocked(const std::string& line) {
+  if (options_.trace == config::TraceMode::kOff) return;
+  bool compact = options_.trace == config::TraceMode::kCompact;
+  if (compact && raw_line_open_) {
+    channel_.streamText(chat_id_, line, false);
+    return;
+  }
+  if (raw_mid_line_) channel_.streamText(chat_id_, "\n", false);
+  raw_mid_line_ = false;
+  if (compact) {
+    channel_.streamText(chat_id_, "Making calls:" + line, false);
+    raw_line_open_ = true;
+  } else {
+    channel_.streamText(chat_id_, line + "\n", false);
+  }
+}
+
+// Ends an open compact trace line before reply text follows it.
+void ReplyStream::closeRawTraceLocked() {
+  if (!raw_line_open_) return;
+  channel_.streamText(chat_id_, "\n", false);
+  raw_line_open_ = false;
 }
 
 // Sends or edits the bubble; throttled unless forced. Called with mutex_ held.
@@ -103,7 +134,9 @@ void ReplyStream::onText(std::string_view delta) {
   activity_ = true;
   cv_.notify_all();
   if (raw()) {
+    closeRawTraceLocked();
     raw_started_ = true;
+    raw_mid_line_ = !delta.empty() && delta.back() != '\n';
     channel_.streamText(chat_id_, delta, false);
     return;
   }
@@ -144,6 +177,8 @@ void ReplyStream::onToolStart(const std::string& name) {
   activity_ = true;
   cv_.notify_all();
   trace_.push_back(options_.trace == config::TraceMode::kFull ? "→ " + name : "…");
+  if (raw() && options_.trace == config::TraceMode::kFull) rawTraceLocked(trace_.back());
+  if (raw() && options_.trace == config::TraceMode::kCompact) rawTraceLocked("");
   renderLocked(true);
 }
 
@@ -160,22 +195,35 @@ void ReplyStream::onToolEnd(const std::string& name, bool ok, int64_t ms, std::s
       break;
     }
   }
+  if (raw()) rawTraceLocked(options_.trace == config::TraceMode::kFull ? finished : " " + finished);
   renderLocked(true);
+}
+
+// The trace stays above the reply (only the spin-up line is transient); a trace too long
+// for the bubble keeps its first lines.
+std::string ReplyStream::tracePrefixLocked() const {
+  std::string trace = traceLocked();
+  if (trace.empty()) return trace;
+  std::size_t limit = caps_.max_message_chars / 2;
+  if (trace.size() > limit) trace = trace.substr(0, text::cutPoint(trace, limit));
+  return trace + "\n\n";
 }
 
 bool ReplyStream::finish(const std::string& reply) {
   stopSpinup();
   std::lock_guard lock(mutex_);
+  closeRawTraceLocked();
   if (raw_started_) return channel_.streamText(chat_id_, "", true).isOk();
   if (raw()) {  // nothing was streamed (e.g. the reply was held back): write it whole
     return channel_.streamText(chat_id_, reply, true).isOk();
   }
   std::string rest = committed_ < reply.size() ? reply.substr(committed_) : reply;
   if (editable() && !message_id_.empty()) {
-    // The bubble already shows part of the reply stream; replace it with the final text.
-    std::size_t cut = text::cutPoint(rest, caps_.max_message_chars);
-    std::string head = rest.substr(0, cut);
-    if (Status s = channel_.edit(chat_id_, message_id_, head); !s.isOk()) {
+    // The bubble shows the trace and part of the reply stream; the final text replaces the
+    // streamed part and the trace stays.
+    std::string prefix = tracePrefixLocked();
+    std::size_t cut = text::cutPoint(rest, caps_.max_message_chars - prefix.size());
+    if (Status s = channel_.edit(chat_id_, message_id_, prefix + rest.substr(0, cut)); !s.isOk()) {
       log::warn("final_edit_failed", {{"error", s.message()}});
       return channel_.send(chat_id_, rest).isOk();
     }
@@ -191,8 +239,11 @@ bool ReplyStream::finish(const std::string& reply) {
 void ReplyStream::abandon(const std::string& note) {
   stopSpinup();
   std::lock_guard lock(mutex_);
+  closeRawTraceLocked();
   if (raw_started_) channel_.streamText(chat_id_, "", true);
-  if (editable() && !message_id_.empty()) channel_.edit(chat_id_, message_id_, note);
+  if (editable() && !message_id_.empty()) {
+    channel_.edit(chat_id_, message_id_, tracePrefixLocked() + note);
+  }
 }
 
 }  // namespace gantry::chat

@@ -38,14 +38,20 @@ class ReplyStream final : public agent::TurnObserver {
   void onToolStart(const std::string& name) override;
   void onToolEnd(const std::string& name, bool ok, int64_t ms, std::size_t chars) override;
 
-  /// Delivers the final reply: replaces the streamed bubble (or sends it), splitting at the
-  /// channel's limit. Returns false when nothing could be delivered.
+  /// Delivers the final reply: replaces the streamed part of the bubble (or sends it),
+  /// splitting at the channel's limit. The tool trace stays above the reply; the spin-up
+  /// line does not. Returns false when nothing could be delivered.
   bool finish(const std::string& reply);
-  /// Ends the turn without a reply (cancelled): removes transient status text.
+  /// Ends the turn without a reply (cancelled, failed): the note replaces the streamed
+  /// text and the spin-up line; the trace stays.
   void abandon(const std::string& note);
 
  private:
+  std::string traceLocked() const;
+  std::string tracePrefixLocked() const;
   std::string bubbleLocked() const;
+  void rawTraceLocked(const std::string& line);
+  void closeRawTraceLocked();
   void renderLocked(bool force);
   void spinupLoop();
   void stopSpinup();
@@ -65,7 +71,9 @@ class ReplyStream final : public agent::TurnObserver {
   std::string shown_;               ///< what the bubble shows now
   std::string spinup_text_;
   std::chrono::steady_clock::time_point last_edit_{};
-  bool raw_started_ = false;
+  bool raw_started_ = false;    ///< reply text was streamed to the terminal
+  bool raw_mid_line_ = false;   ///< the terminal's last streamed text did not end a line
+  bool raw_line_open_ = false;  ///< a compact trace line is being written
   bool done_ = false;
   bool activity_ = false;
   std::thread spinup_;

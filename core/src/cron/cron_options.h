@@ -4,6 +4,7 @@
 
 #include <cctz/time_zone.h>
 
+#include <cstdint>
 #include <string>
 
 #include "gantry/status.h"
@@ -26,5 +27,9 @@ struct Zone {
 
 /// Loads options.tz from the system tz database; the error names CRON_TZ.
 Result<Zone> loadCronZone(const std::string& name);
+
+/// The prompt's `[now]` text for a Unix time in ms: local date, time and weekday in the
+/// zone, then its name, e.g. "2026-11-30 22:40 (Monday), Europe/Berlin".
+std::string describeTime(int64_t ms, const Zone& zone);
 
 }  // namespace gantry::cron

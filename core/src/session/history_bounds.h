@@ -9,6 +9,9 @@
 
 namespace gantry::session {
 
+/// Tool results kept whole in the prompt; older ones collapse (DESIGN 4.2).
+inline constexpr int kKeptToolResults = 4;
+
 /// Estimated tokens of one image part (an estimate, like every token count here).
 inline constexpr int kImageTokenEstimate = 800;
 
@@ -52,6 +55,6 @@ BoundResult boundHistory(const std::vector<ChatMessage>& history, const Bounds& 
 /// `[tool NAME: N chars, truncated]` (N counts UTF-8 characters of the original result).
 /// NAME is the message's name, else the name of the tool call it answers. Messages already
 /// collapsed are left as they are. Operates on the prompt only; the record keeps the full text.
-void collapseOldToolResults(std::vector<ChatMessage>& prompt, int keep = 4);
+void collapseOldToolResults(std::vector<ChatMessage>& prompt, int keep = kKeptToolResults);
 
 }  // namespace gantry::session

@@ -1,7 +1,12 @@
 #include "session/summary.h"
 
+#include <atomic>
+#include <condition_variable>
 #include <deque>
+#include <mutex>
+#include <thread>
 
+#include "session/context_tail.h"
 #include "text/split.h"
 
 namespace gantry::session {
@@ -26,7 +31,9 @@ std::string transcriptLine(const ChatMessage& message, const FoldLimits& limits)
   if (message.role == Role::kTool) {
     return "tool " + message.name + " result: " + cut(message.content, kToolResultChars);
   }
-  line += ": " + cut(message.content, limits.max_message_chars);
+  std::string content =
+      message.role == Role::kUser ? std::string(userText(message.content)) : message.content;
+  line += ": " + cut(content, limits.max_message_chars);
   for (const auto& call : message.tool_calls) {
     line += "\n  (called " + call.name + " " + cut(call.arguments, kToolResultChars) + ")";
   }
@@ -64,6 +71,48 @@ std::string paragraph(const std::string& reply, std::size_t limit) {
   return flat.substr(0, text::utf8Prefix(flat, limit));
 }
 
+/// A token cancelled when the caller's token is, or when the timeout passes.
+class BoundedCancel {
+ public:
+  BoundedCancel(const CancelToken& outer, std::chrono::milliseconds timeout) : outer_(outer) {
+    subscription_ = outer_.subscribe([this] { token_.cancel(); });
+    timer_ = std::thread([this, timeout] { expireAfter(timeout); });
+  }
+  ~BoundedCancel() {
+    outer_.unsubscribe(subscription_);
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    timer_.join();
+  }
+  BoundedCancel(const BoundedCancel&) = delete;
+  BoundedCancel& operator=(const BoundedCancel&) = delete;
+
+  const CancelToken& token() const { return token_; }
+  bool timedOut() const { return timed_out_; }
+
+ private:
+  void expireAfter(std::chrono::milliseconds timeout) {
+    {
+      std::unique_lock lock(mutex_);
+      if (cv_.wait_for(lock, timeout, [this] { return done_; })) return;
+      timed_out_ = true;
+    }
+    token_.cancel();
+  }
+
+  const CancelToken& outer_;
+  CancelToken token_;
+  std::size_t subscription_ = 0;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::atomic<bool> timed_out_{false};
+  std::thread timer_;
+};
+
 }  // namespace
 
 Result<std::string> foldSummary(Provider& provider, const std::string& old_summary,
@@ -81,7 +130,12 @@ Result<std::string> foldSummary(Provider& provider, const std::string& old_summa
                         "\n\nMessages to fold in:\n" + transcript(dropped, limits, budget);
   ChatRequest request;
   request.messages = &messages;
-  auto response = provider.chat(request, nullptr, cancel);
+  BoundedCancel bounded(cancel, limits.timeout);
+  auto response = provider.chat(request, nullptr, bounded.token());
+  if (bounded.timedOut()) {
+    return Status::error("summary: no answer from the model within " +
+                         std::to_string(limits.timeout.count()) + " ms");
+  }
   if (response.status().isCancelled()) return response.status();
   if (!response.isOk()) {
     return Status::error("summary: model call failed: " + response.status().message());

@@ -106,6 +106,16 @@ Result<int64_t> MessageRepo::append(int64_t session_id, const ChatMessage& messa
   });
 }
 
+Status MessageRepo::setContent(int64_t message_id, const std::string& content) {
+  return guarded("set content", [&]() -> Status {
+    std::lock_guard lock(store_.mutex());
+    std::string text = content;
+    store_.db().session << "UPDATE messages SET content = ? WHERE id = ?", use(text),
+        use(message_id), now;
+    return Status::ok();
+  });
+}
+
 Result<std::vector<ChatMessage>> MessageRepo::history(int64_t session_id) {
   return guarded("history", [&]() -> Result<std::vector<ChatMessage>> {
     std::lock_guard lock(store_.mutex());

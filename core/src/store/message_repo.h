@@ -36,6 +36,9 @@ class MessageRepo {
   Result<int64_t> session(const std::string& chat_id);
   /// Appends a message to the session's history; returns its id.
   Result<int64_t> append(int64_t session_id, const ChatMessage& message);
+  /// Replaces a message's content (a user message whose text was settled after recording,
+  /// before anything was sent).
+  Status setContent(int64_t message_id, const std::string& content);
   /// The session's history (messages still in history), oldest first.
   Result<std::vector<ChatMessage>> history(int64_t session_id);
   /// Takes every message out of the history (/new); the rows stay in the record.

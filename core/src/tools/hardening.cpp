@@ -1,7 +1,6 @@
 #include "tools/hardening.h"
 
 #include <Poco/Exception.h>
-#include <Poco/JSON/Array.h>
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
 #include <Poco/JSON/Stringifier.h>
@@ -70,28 +69,6 @@ std::optional<std::string> argumentsOf(const Poco::JSON::Object::Ptr& call) {
 }
 
 }  // namespace
-
-std::string toolNameSchema(const std::vector<std::string>& candidates) {
-  Poco::JSON::Array::Ptr names = new Poco::JSON::Array;
-  for (const auto& name : candidates) names->add(name);
-  Poco::JSON::Object::Ptr name = new Poco::JSON::Object(Poco::JSON_PRESERVE_KEY_ORDER);
-  name->set("type", "string");
-  name->set("enum", names);
-  Poco::JSON::Object::Ptr arguments = new Poco::JSON::Object(Poco::JSON_PRESERVE_KEY_ORDER);
-  arguments->set("type", "object");
-  Poco::JSON::Object::Ptr properties = new Poco::JSON::Object(Poco::JSON_PRESERVE_KEY_ORDER);
-  properties->set("name", name);
-  properties->set("arguments", arguments);
-  Poco::JSON::Array::Ptr required = new Poco::JSON::Array;
-  required->add("name");
-  required->add("arguments");
-  Poco::JSON::Object::Ptr schema = new Poco::JSON::Object(Poco::JSON_PRESERVE_KEY_ORDER);
-  schema->set("type", "object");
-  schema->set("properties", properties);
-  schema->set("required", required);
-  schema->set("additionalProperties", false);
-  return compact(schema);
-}
 
 std::optional<ToolCall> parsePrintedCall(std::string_view text) {
   auto body = unwrap(trim(text));

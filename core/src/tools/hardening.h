@@ -10,12 +10,6 @@
 
 namespace gantry::tools {
 
-/// The JSON Schema (text) for a grammar-constrained retry through response_format: an
-/// object with `name` (a string enum of candidates) and `arguments` (an object), both
-/// required, nothing else. The provider wraps it as
-/// {"type":"json_schema","json_schema":{"name":"tool_call","schema":<this>}}.
-std::string toolNameSchema(const std::vector<std::string>& candidates);
-
 /// Recognises a reply that is only a tool call written as text: a JSON object with "name"
 /// and "arguments" (or "parameters"; an object, or a string holding one), optionally inside
 /// a ``` / ```json fence or <tool_call>…</tool_call> tags, surrounding whitespace allowed.

@@ -1,6 +1,9 @@
 #include "session/summary.h"
 
 #include <catch2/catch.hpp>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
 #include "unit/session/scripted_provider.h"
 
@@ -8,6 +11,7 @@ using gantry::CancelToken;
 using gantry::ChatMessage;
 using gantry::Role;
 using gantry::Status;
+using gantry::session::FoldLimits;
 using gantry::session::foldSummary;
 using gantry::session::summaryBlock;
 using gantry::testing::ScriptedProvider;
@@ -105,4 +109,75 @@ TEST_CASE("a long summary reply is cut to the limit on a character boundary", "[
   REQUIRE(folded.isOk());
   CHECK(folded.value().size() <= 2000);
   CHECK(folded.value().size() % 2 == 0);
+}
+
+namespace {
+
+// A provider that answers only when cancelled, like a model that never replies.
+class SilentProvider final : public gantry::Provider {
+ public:
+  gantry::Result<gantry::ChatResponse> chat(const gantry::ChatRequest&,
+                                            const gantry::StreamCallbacks*,
+                                            const CancelToken& cancel) noexcept override {
+    auto id = cancel.subscribe([this] {
+      std::lock_guard lock(mutex_);
+      woken_ = true;
+      cv_.notify_all();
+    });
+    std::unique_lock lock(mutex_);
+    cv_.wait(lock, [&] { return woken_; });
+    lock.unlock();
+    cancel.unsubscribe(id);
+    return Status::cancelled("model: cancelled");
+  }
+  std::string model() const noexcept override { return "silent"; }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool woken_ = false;
+};
+
+}  // namespace
+
+TEST_CASE("the transcript shows what the user wrote, not the context sent with it", "[session]") {
+  ScriptedProvider provider;
+  provider.reply("Ann moves to Lisbon.");
+  CancelToken cancel;
+  std::vector<ChatMessage> sent = {
+      message(Role::kUser,
+              "[memory]\n- (fact) sky: blue\n\n[now] 2026-12-01 09:00 (Tuesday), UTC\n\n"
+              "Ann moves to Lisbon")};
+  REQUIRE(foldSummary(provider, "", sent, cancel).isOk());
+  const auto& prompt = provider.requests.at(0).at(1).content;
+  CHECK(prompt.find("user: Ann moves to Lisbon") != std::string::npos);
+  CHECK(prompt.find("[memory]") == std::string::npos);
+  CHECK(prompt.find("[now]") == std::string::npos);
+}
+
+TEST_CASE("a fold the model does not answer gives up after its timeout", "[session]") {
+  SilentProvider provider;
+  CancelToken cancel;
+  FoldLimits limits;
+  limits.timeout = std::chrono::milliseconds(100);
+  auto start = std::chrono::steady_clock::now();
+  auto folded = foldSummary(provider, "old", dropped(), cancel, limits);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+  REQUIRE_FALSE(folded.isOk());
+  CHECK(folded.status().message().find("no answer from the model within 100 ms") !=
+        std::string::npos);
+}
+
+TEST_CASE("a fold stops when its turn is cancelled", "[session]") {
+  SilentProvider provider;
+  CancelToken cancel;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    cancel.cancel();
+  });
+  auto start = std::chrono::steady_clock::now();
+  auto folded = foldSummary(provider, "old", dropped(), cancel);
+  canceller.join();
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+  CHECK(folded.status().isCancelled());
 }

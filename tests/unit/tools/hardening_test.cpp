@@ -44,13 +44,6 @@ TEST_CASE("ordinary text is not taken for a printed call", "[tools]") {
   }
 }
 
-TEST_CASE("the retry schema restricts the name to the candidates", "[tools]") {
-  CHECK(toolNameSchema({"garmin__get_hrv", "garmin__get_sleep"}) ==
-        R"({"type":"object","properties":{"name":{"type":"string","enum":["garmin__get_hrv",)"
-        R"("garmin__get_sleep"]},"arguments":{"type":"object"}},"required":["name","arguments"],)"
-        R"("additionalProperties":false})");
-}
-
 TEST_CASE("argument validation accepts only JSON objects", "[tools]") {
   CHECK(validJsonObject(R"({"a":1})"));
   CHECK(validJsonObject("{}"));
