@@ -97,11 +97,7 @@ TEST_CASE("tools the manifest denies or reserves for approval are not run", "[e2
 
 TEST_CASE("a full turn reads a file through the real server-filesystem, name repaired",
           "[e2e][peers]") {
-  const std::string script = gantry::testing::peers::script("server-filesystem");
-  if (script.empty()) {
-    WARN("skipped: node or tests/peers/node_modules missing (npm ci --prefix tests/peers)");
-    return;
-  }
+  GANTRY_REQUIRE_PEER(script, "server-filesystem");
   Workspace ws("filesystem");
   ws.write("files/note.txt", "the secret word is gantry\n");
   std::string path = ws.path() + "/files/note.txt";

@@ -22,11 +22,6 @@ inline std::string fakeServerPath() {
   return std::string(GANTRY_BUILD_DIR) + "/tests/fakes/mcp/fake_mcp_server";
 }
 
-/// The entry script of an npm peer, or empty when the peers are not installed.
-inline std::string peerScript(const std::string& package) {
-  return gantry::testing::peers::script(package);
-}
-
 /// Short intervals so restarts and health checks happen within a test.
 inline McpOptions fastOptions() {
   McpOptions options;

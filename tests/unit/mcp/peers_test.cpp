@@ -17,13 +17,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-#define REQUIRE_PEER(script, package)                                                        \
-  const auto script = peerScript(package);                                                   \
-  if (script.empty()) {                                                                      \
-    WARN("skipped: node or tests/peers/node_modules missing (npm ci --prefix tests/peers)"); \
-    return;                                                                                  \
-  }
-
 ServerSpec everythingStdio(const std::string& script) {
   ServerSpec spec;
   spec.name = "everything";
@@ -90,7 +83,7 @@ void exerciseEverything(McpServer* server) {
 
 TEST_CASE("server-everything over stdio: echo, sum, errors, images, long runs, timeouts",
           "[mcp][peers]") {
-  REQUIRE_PEER(script, "server-everything");
+  GANTRY_REQUIRE_PEER(script, "server-everything");
   LogCapture logs;
   auto host = startHost({everythingStdio(script)});
   auto* server = host->server("everything");
@@ -104,7 +97,7 @@ TEST_CASE("server-everything over stdio: echo, sum, errors, images, long runs, t
 
 TEST_CASE("server-everything over stdio announces list changes and they are followed",
           "[mcp][peers]") {
-  REQUIRE_PEER(script, "server-everything");
+  GANTRY_REQUIRE_PEER(script, "server-everything");
   LogCapture logs;
   auto host = startHost({everythingStdio(script)});
   auto* server = host->server("everything");
@@ -118,7 +111,7 @@ TEST_CASE("server-everything over stdio announces list changes and they are foll
 
 TEST_CASE("server-everything over Streamable HTTP: session, echo, errors, timeouts and DELETE",
           "[mcp][peers]") {
-  REQUIRE_PEER(script, "server-everything");
+  GANTRY_REQUIRE_PEER(script, "server-everything");
   HttpEverything peer(script);
   ServerSpec spec;
   spec.name = "everything";
@@ -136,7 +129,7 @@ TEST_CASE("server-everything over Streamable HTTP: session, echo, errors, timeou
 
 TEST_CASE("an HTTP server that goes away is marked down and rejoins when it is back",
           "[mcp][peers]") {
-  REQUIRE_PEER(script, "server-everything");
+  GANTRY_REQUIRE_PEER(script, "server-everything");
   auto peer = std::make_unique<HttpEverything>(script);
   const int port = peer->port;
   ServerSpec spec;
@@ -163,7 +156,7 @@ TEST_CASE("an HTTP server that goes away is marked down and rejoins when it is b
 }
 
 TEST_CASE("server-filesystem reads a temp file", "[mcp][peers]") {
-  REQUIRE_PEER(script, "server-filesystem");
+  GANTRY_REQUIRE_PEER(script, "server-filesystem");
   const auto dir =
       std::filesystem::temp_directory_path() / ("gantry_fs_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
