@@ -19,6 +19,8 @@
 #include "mcp/manifest.h"
 #include "memory/memory_command.h"
 #include "store/store.h"
+#include "vault/secret_command.h"
+#include "vault/vault_location.h"
 
 namespace fs = std::filesystem;
 
@@ -42,6 +44,7 @@ commands:
   auth NAME           run the auth command of MCP server NAME
   memory list [--kind K] [--conflicts] | search QUERY | forget ID
   cron list | rm ID
+  secret set NAME | list | rm NAME   keep secrets in DATA_DIR/vault (value from stdin)
   doctor [--repair]   check the database (FTS index, tool calls left running); --repair fixes
   help                this text; `gantry COMMAND --help` for one command
 
@@ -62,7 +65,7 @@ int usageError(const std::string& message) {
 
 /// Loads config for an operator command; prints the error and returns null on failure.
 std::optional<config::Config> loadConfig() {
-  auto config = config::load(config::processEnv());
+  auto config = config::load(config::processEnv(), vault::bootSecrets(config::processEnv()));
   if (!config.isOk()) {
     std::cerr << "gantry: " << config.status().message() << "\n";
     return std::nullopt;
@@ -105,7 +108,7 @@ int toolsCommand(const Args& args) {
   if (!config) return 1;
   mcp::Manifest manifest;
   if (fs::exists(config->mcp_manifest)) {
-    auto loaded = mcp::loadManifest(config->mcp_manifest);
+    auto loaded = mcp::loadManifest(config->mcp_manifest, vault::bootSecrets(config::processEnv()));
     if (!loaded.isOk()) return std::cerr << "gantry: " << loaded.status().message() << "\n", 1;
     manifest = loaded.value();
   }
@@ -123,7 +126,7 @@ int authCommand(const Args& args) {
   if (args.size() != 1) return usageError("auth needs exactly one server NAME");
   auto config = loadConfig();
   if (!config) return 1;
-  auto manifest = mcp::loadManifest(config->mcp_manifest);
+  auto manifest = mcp::loadManifest(config->mcp_manifest, vault::bootSecrets(config::processEnv()));
   if (!manifest.isOk()) return std::cerr << "gantry: " << manifest.status().message() << "\n", 1;
   return mcp::authCommand(manifest.value(), args[0]);
 }
@@ -156,6 +159,17 @@ int cronCommand(const Args& args) {
   return cron::cronCommand(*store, args, zone.value(), std::cout, std::cerr);
 }
 
+int secretCommand(const Args& args) {
+  if (wantsHelp(args)) {
+    std::cout << "usage: gantry secret set NAME | list | rm NAME\nKeeps secrets in DATA_DIR/vault, "
+                 "unlocked by GANTRY_VAULT_PASSPHRASE or GANTRY_VAULT_KEY_FILE; set reads the "
+                 "value from standard input.\n";
+    return 0;
+  }
+  // The raw environment: the references in it may name secrets this command is about to set.
+  return vault::secretCommand(args, config::processEnv(), std::cin, std::cout, std::cerr);
+}
+
 int runCommand(const Args& args) {
   if (wantsHelp(args)) {
     std::cout << "usage: gantry [run]\nRuns the agent: CHANNEL's module receives, PROVIDER's "
@@ -175,7 +189,7 @@ int main(int argc, char** argv) {
   static const std::map<std::string, int (*)(const Args&)> kCommands = {
       {"run", runCommand},     {"version", versionCommand}, {"status", statusCommand},
       {"tools", toolsCommand}, {"auth", authCommand},       {"memory", memoryCommand},
-      {"cron", cronCommand},   {"doctor", doctorCommand}};
+      {"cron", cronCommand},   {"doctor", doctorCommand},   {"secret", secretCommand}};
   if (command == "help" || command == "--help" || command == "-h") {
     std::cout << kUsage;
     return 0;

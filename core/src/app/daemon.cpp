@@ -31,6 +31,7 @@
 #include "store/memory_repo.h"
 #include "store/message_repo.h"
 #include "tools/catalog.h"
+#include "vault/vault_location.h"
 
 namespace fs = std::filesystem;
 
@@ -65,9 +66,12 @@ class Daemon {
 
  private:
   void boot() {
-    config_ = take(config::load(config::processEnv()));
+    // Every variable (the modules' too) and the manifest see resolved secret:// values.
+    secrets_ = vault::bootSecrets(config::processEnv());
+    auto env = take(config::resolvedProcessEnv(secrets_));
+    config_ = take(config::load(env));
     log::setLevel(config_.log_level);
-    env_ = withDefaults(config::processEnv(), config_);
+    env_ = withDefaults(env, config_);
     persona_ = take(persona::load(config_.persona_dir));
     openStore();
     loadModules();
@@ -136,7 +140,7 @@ class Daemon {
   void startTools() {
     mcp::Manifest manifest;
     if (fs::exists(config_.mcp_manifest)) {
-      manifest = take(mcp::loadManifest(config_.mcp_manifest));
+      manifest = take(mcp::loadManifest(config_.mcp_manifest, secrets_));
     } else {
       log::info("mcp_manifest_missing", {{"path", config_.mcp_manifest}, {"servers", "0"}});
     }
@@ -319,6 +323,7 @@ class Daemon {
 
   config::Config config_;
   config::EnvLookup env_;
+  config::SecretLookup secrets_;
   persona::Persona persona_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<store::HeartbeatRepo> heartbeat_;

@@ -7,6 +7,7 @@
 #include "store/heartbeat_repo.h"
 #include "store/maintenance.h"
 #include "store/message_repo.h"
+#include "vault/vault_location.h"
 
 namespace fs = std::filesystem;
 
@@ -59,7 +60,7 @@ int doctorCommand(const std::vector<std::string>& args) {
     (help ? std::cout : std::cerr) << "usage: gantry doctor [--repair]\n";
     return help ? 0 : 2;
   }
-  auto config = config::load(config::processEnv());
+  auto config = config::load(config::processEnv(), vault::bootSecrets(config::processEnv()));
   if (!config.isOk()) return std::cerr << "gantry: " << config.status().message() << "\n", 1;
   auto path = (fs::path(config->data_dir) / "gantry.db").string();
   if (!fs::exists(path)) return std::cerr << "gantry: no database at " << path << "\n", 1;

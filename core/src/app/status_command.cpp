@@ -7,6 +7,7 @@
 #include "app/status_text.h"
 #include "config/config.h"
 #include "store/heartbeat_repo.h"
+#include "vault/vault_location.h"
 
 namespace fs = std::filesystem;
 
@@ -46,7 +47,7 @@ int statusCommand(const std::vector<std::string>& args) {
     std::cout << "usage: gantry status\nExit 0 when the instance using DATA_DIR is alive.\n";
     return args[0] == "--help" || args[0] == "-h" ? 0 : 2;
   }
-  auto config = config::load(config::processEnv());
+  auto config = config::load(config::processEnv(), vault::bootSecrets(config::processEnv()));
   if (!config.isOk()) return std::cerr << "gantry: " << config.status().message() << "\n", 1;
   auto path = (fs::path(config->data_dir) / "gantry.db").string();
   if (!fs::exists(path)) return std::cerr << "gantry: no database at " << path << "\n", 1;

@@ -2,11 +2,14 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <map>
 #include <regex>
 #include <vector>
 
 #include "config/secret_ref.h"
 #include "log/log.h"
+
+extern char** environ;  // NOLINT: POSIX
 
 namespace gantry::config {
 namespace {
@@ -14,17 +17,17 @@ namespace {
 /// Reads one variable after another, keeping the first error.
 class Reader {
  public:
-  explicit Reader(const EnvLookup& env) : env_(env) {}
+  Reader(const EnvLookup& env, const SecretLookup& secrets) : env_(env), secrets_(secrets) {}
   const Status& status() const { return status_; }
 
-  /// The variable's value; a secret:// reference fails the read (it is never used as is).
+  /// The variable's value with its secret:// references resolved; one that cannot be
+  /// resolved fails the read (it is never used as is).
   std::optional<std::string> get(const char* name) {
     auto value = env_(name);
-    if (!value) return value;
-    if (auto error = unresolvedSecret(name, *value); error && status_.isOk()) {
-      status_ = Status::error(*error);
-    }
-    return status_.isOk() ? value : std::nullopt;
+    if (!value || !holdsSecretRef(*value)) return value;
+    auto resolved = resolveSecretRefs(name, *value, secrets_);
+    if (!resolved.isOk() && status_.isOk()) status_ = resolved.status();
+    return status_.isOk() ? std::optional<std::string>(resolved.value()) : std::nullopt;
   }
 
   void integer(const char* name, int* out, int min, int max) {
@@ -78,6 +81,7 @@ class Reader {
 
  private:
   const EnvLookup& env_;
+  const SecretLookup& secrets_;
   Status status_;
 };
 
@@ -145,9 +149,27 @@ EnvLookup processEnv() {
   };
 }
 
-Result<Config> load(const EnvLookup& env) {
+Result<EnvLookup> resolvedProcessEnv(const SecretLookup& secrets) {
+  std::map<std::string, std::string, std::less<>> resolved;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view pair(*entry);
+    const auto equals = pair.find('=');
+    if (equals == std::string_view::npos || !holdsSecretRef(pair.substr(equals + 1))) continue;
+    const std::string name(pair.substr(0, equals));
+    auto value = resolveSecretRefs(name, pair.substr(equals + 1), secrets);
+    if (!value.isOk()) return value.status();
+    resolved[name] = value.value();
+  }
+  auto base = processEnv();
+  return EnvLookup([resolved = std::move(resolved), base](std::string_view name) {
+    auto found = resolved.find(name);
+    return found != resolved.end() ? std::optional<std::string>(found->second) : base(name);
+  });
+}
+
+Result<Config> load(const EnvLookup& env, const SecretLookup& secrets) {
   Config c;
-  Reader r(env);
+  Reader r(env, secrets);
   readModules(r, c);
   readPaths(r, c);
   readLimits(r, c);

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "config/secret_ref.h"
 #include "gantry/host.h"
 #include "gantry/status.h"
 
@@ -46,11 +47,17 @@ struct Config {
 /// Looks a variable up; nullopt when unset. Empty values count as unset.
 using EnvLookup = std::function<std::optional<std::string>(std::string_view)>;
 
-/// The process environment, with `secret://` values refused until a vault exists.
+/// The process environment as it is (secret:// references unresolved).
 EnvLookup processEnv();
 
+/// The process environment with every `secret://NAME` resolved through secrets, consulted
+/// only when a value holds a reference, so any variable the host or a module reads gets the
+/// secret. Fails naming the first variable that cannot be resolved (never its value).
+Result<EnvLookup> resolvedProcessEnv(const SecretLookup& secrets);
+
 /// Parses and validates. The error names the variable and the accepted values, e.g.
-/// `HISTORY_MAX_MESSAGES: "abc" is not an integer in 1..100000`.
-Result<Config> load(const EnvLookup& env);
+/// `HISTORY_MAX_MESSAGES: "abc" is not an integer in 1..100000`. A value still holding
+/// secret:// is resolved through secrets (null: it fails, naming the variable).
+Result<Config> load(const EnvLookup& env, const SecretLookup& secrets = nullptr);
 
 }  // namespace gantry::config

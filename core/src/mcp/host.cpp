@@ -5,7 +5,6 @@
 
 #include "log/log.h"
 #include "mcp/child_process.h"
-#include "mcp/resolve_value.h"
 #include "tools/naming.h"
 
 namespace gantry::mcp {
@@ -121,10 +120,8 @@ int authCommand(const Manifest& manifest, const std::string& name) {
     return 1;
   }
   auto env = minimalEnvironment();
-  for (const auto& [key, value] : spec->env) env[key] = resolveValue(value);
-  std::vector<std::string> args;
-  for (const auto& arg : spec->auth_args) args.push_back(resolveValue(arg));
-  auto child = ChildProcess::spawn(resolveValue(program), args, env, false);
+  for (const auto& [key, value] : spec->env) env[key] = value;
+  auto child = ChildProcess::spawn(program, spec->auth_args, env, false);
   if (!child.isOk()) {
     std::cerr << "gantry auth " << name << ": " << child.status().message() << "\n";
     return 1;

@@ -21,8 +21,12 @@ class Checker {
   const std::string& error() const { return error_; }
 
   void fail(const toml::source_region& where, const std::string& key, const std::string& what) {
+    failAt(where, key + ": " + what);
+  }
+  /// A message that already names its key.
+  void failAt(const toml::source_region& where, const std::string& message) {
     if (failed()) return;
-    error_ = path_ + ":" + std::to_string(where.begin.line) + ": " + key + ": " + what;
+    error_ = path_ + ":" + std::to_string(where.begin.line) + ": " + message;
   }
 
  private:
@@ -161,18 +165,50 @@ void checkServer(const toml::table& table, const ServerSpec& spec, Checker& chec
   }
 }
 
-// A secret:// reference anywhere in a server table (env, headers, args, url…) fails the
-// manifest until the vault can resolve it: it must never reach a child or a request as is.
+// A secret:// reference left in a server table (a key that takes none, or one that could
+// not be resolved) fails the manifest: it must never reach a child or a request as is.
 void refuseSecretRefs(const toml::node& node, const std::string& key, Checker& check) {
   if (const auto* text = node.as_string()) {
     if (config::holdsSecretRef(text->get())) {
-      check.fail(node.source(), key, config::secretRefReason(text->get()));
+      check.fail(node.source(), key,
+                 "holds a secret:// reference; they are resolved only in env, headers, args, "
+                 "auth_args and url");
     }
   } else if (const auto* array = node.as_array()) {
     for (const auto& item : *array) refuseSecretRefs(item, key, check);
   } else if (const auto* table = node.as_table()) {
     for (const auto& [name, value] : *table) {
       refuseSecretRefs(value, key + "." + std::string(name.str()), check);
+    }
+  }
+}
+
+void resolveRefs(toml::node& node, const std::string& key, const config::SecretLookup& secrets,
+                 Checker& check) {
+  if (auto* text = node.as_string()) {
+    if (!config::holdsSecretRef(text->get())) return;
+    auto resolved = config::resolveSecretRefs(key, text->get(), secrets);
+    if (!resolved.isOk()) return check.failAt(node.source(), resolved.status().message());
+    *text = resolved.value();
+  } else if (auto* array = node.as_array()) {
+    for (auto& item : *array) resolveRefs(item, key, secrets, check);
+  } else if (auto* table = node.as_table()) {
+    for (auto& [name, value] : *table) {
+      resolveRefs(value, key + "." + std::string(name.str()), secrets, check);
+    }
+  }
+}
+
+// env, headers, args, auth_args and url may hold secret:// references: they are resolved in
+// place before the servers are read, so no reference reaches a child or a request as is.
+void resolveServers(toml::table& root, const config::SecretLookup& secrets, Checker& check) {
+  auto* servers = root["server"].as_array();
+  if (servers == nullptr) return;
+  for (auto& server : *servers) {
+    auto* table = server.as_table();
+    if (table == nullptr) continue;
+    for (const char* key : {"env", "headers", "args", "auth_args", "url"}) {
+      if (auto* node = table->get(key)) resolveRefs(*node, key, secrets, check);
     }
   }
 }
@@ -264,7 +300,7 @@ bool globMatch(const std::string& glob, const std::string& name) {
   return fnmatch(glob.c_str(), name.c_str(), 0) == 0;
 }
 
-Result<Manifest> loadManifest(const std::string& path) {
+Result<Manifest> loadManifest(const std::string& path, const config::SecretLookup& secrets) {
   Manifest manifest;
   manifest.path = path;
   std::error_code ignored;
@@ -278,6 +314,7 @@ Result<Manifest> loadManifest(const std::string& path) {
                          ": syntax: " + std::string(e.description()));
   }
   Checker check(path);
+  resolveServers(root, secrets, check);
   readServers(root, manifest, check);
   if (check.failed()) return Status::error(check.error());
   return manifest;

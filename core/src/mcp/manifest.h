@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "config/secret_ref.h"
 #include "gantry/status.h"
 
 namespace gantry::mcp {
@@ -16,8 +17,8 @@ enum class Policy { kAllow, kAsk, kDeny };
 const char* policyName(Policy policy);
 
 /// One [[server]] entry. Exactly one of command (stdio) or url (Streamable HTTP) is set.
-/// No value holds `secret://NAME` (loading refuses them until the vault exists); values still
-/// pass through resolveValue() when the server is started, the vault's future hook.
+/// No value holds `secret://NAME`: loading resolves them in env, headers, args, auth_args
+/// and url from the vault, and refuses them anywhere else.
 struct ServerSpec {
   std::string name;
   std::string command;
@@ -56,7 +57,8 @@ struct Manifest {
 /// found=false and no servers (the caller logs it). Every other problem (syntax, unknown
 /// key, duplicate or bad name, both or neither of command/url, bad glob, bad policy) is an
 /// error naming the file, the line and the key. Thread-safe.
-Result<Manifest> loadManifest(const std::string& path);
+Result<Manifest> loadManifest(const std::string& path,
+                              const config::SecretLookup& secrets = nullptr);
 
 /// True when pattern is a usable tool-name glob (`*`, `?`, `[...]` with closed brackets).
 bool validGlob(const std::string& pattern);

@@ -4,7 +4,6 @@
 
 #include "log/log.h"
 #include "mcp/http_transport.h"
-#include "mcp/resolve_value.h"
 #include "mcp/stdio_transport.h"
 #include "tools/naming.h"
 
@@ -17,12 +16,6 @@ bool selected(const ServerSpec& spec, const std::string& tool) {
     return false;
   }
   return std::none_of(spec.exclude.begin(), spec.exclude.end(), matches);
-}
-
-std::map<std::string, std::string> resolved(const std::map<std::string, std::string>& values) {
-  std::map<std::string, std::string> out;
-  for (const auto& [name, value] : values) out[name] = resolveValue(value);
-  return out;
 }
 
 }  // namespace
@@ -70,15 +63,15 @@ bool McpServer::waitFirstAttempt(std::chrono::steady_clock::time_point deadline)
 
 std::unique_ptr<Transport> McpServer::makeTransport() const {
   if (!spec_.isStdio()) {
-    return std::make_unique<HttpTransport>(HttpOptions{
-        spec_.name, resolveValue(spec_.url), resolved(spec_.headers), options_.message_cap});
+    return std::make_unique<HttpTransport>(
+        HttpOptions{spec_.name, spec_.url, spec_.headers, options_.message_cap});
   }
   StdioOptions stdio;
   stdio.server = spec_.name;
-  stdio.command = resolveValue(spec_.command);
-  for (const auto& arg : spec_.args) stdio.args.push_back(resolveValue(arg));
+  stdio.command = spec_.command;
+  stdio.args = spec_.args;
   stdio.env = minimalEnvironment();
-  for (const auto& [name, value] : resolved(spec_.env)) stdio.env[name] = value;
+  for (const auto& [name, value] : spec_.env) stdio.env[name] = value;
   stdio.line_cap = options_.message_cap;
   return std::make_unique<StdioTransport>(std::move(stdio));
 }

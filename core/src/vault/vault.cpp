@@ -45,7 +45,7 @@ void seal(const Key& key, std::string_view ad, std::string_view plain,
 }
 
 bool unseal(const Key& key, std::string_view ad, std::string_view sealed,
-          const std::array<std::uint8_t, 24>& nonce, unsigned char* out) {
+            const std::array<std::uint8_t, 24>& nonce, unsigned char* out) {
   return sealed.size() >= kTag && crypto_aead_xchacha20poly1305_ietf_decrypt(
                                       out, nullptr, nullptr, bytes(sealed), sealed.size(),
                                       bytes(ad), ad.size(), nonce.data(), key.data()) == 0;
@@ -181,16 +181,20 @@ Result<Vault> Vault::open(const std::string& path, const Keys& keys) {
   return vault;
 }
 
+// Key-file slots first: a service holding both ways should not pay for a key derivation.
 Status Vault::unlock(const Keys& keys) {
   std::string refused;
-  for (const auto& slot : image_.slots) {
+  auto slots = image_.slots;
+  std::stable_partition(slots.begin(), slots.end(),
+                        [](const Slot& slot) { return slot.kind == SlotKind::kKeyFile; });
+  for (const auto& slot : slots) {
     auto key = keyFor(slot, keys);
     if (!key) continue;
     if (!key->isOk()) return key->status();
     if (unseal(key->value(), slotLabel(slot.kind),
-             std::string_view(reinterpret_cast<const char*>(slot.wrapped.data()),
-                              slot.wrapped.size()),
-             slot.nonce, data_key_.data())) {
+               std::string_view(reinterpret_cast<const char*>(slot.wrapped.data()),
+                                slot.wrapped.size()),
+               slot.nonce, data_key_.data())) {
       return Status::ok();
     }
     refused = slot.kind == SlotKind::kPassphrase ? "wrong passphrase (GANTRY_VAULT_PASSPHRASE)"
@@ -228,7 +232,7 @@ Status Vault::decryptAll() {
     }
     std::string value(entry.ciphertext.size() - kTag, '\0');
     if (!unseal(data_key_, entry.name, entry.ciphertext, entry.nonce,
-              reinterpret_cast<unsigned char*>(value.data()))) {
+                reinterpret_cast<unsigned char*>(value.data()))) {
       return Status::error("tampered (entry " + entry.name + " does not verify)");
     }
     values_.emplace_back(entry.name, std::move(value));

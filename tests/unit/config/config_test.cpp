@@ -86,9 +86,27 @@ TEST_CASE("a malformed value names the variable and what is accepted", "[config]
         "CHANNEL: \"../evil\" is not a module name ([a-z0-9_]+)");
 }
 
-TEST_CASE("a secret:// value fails boot naming the variable until the vault resolves it",
-          "[config]") {
-  CHECK(error({{"DATA_DIR", "secret://data"}})
-            .rfind("DATA_DIR: \"secret://data\" holds a secret://", 0) == 0);
+TEST_CASE("a secret:// value fails boot naming the variable when there is no vault", "[config]") {
+  CHECK(error({{"DATA_DIR", "secret://data"}}) ==
+        "DATA_DIR: secret://data cannot be resolved here (no vault)");
   CHECK(error({{"CHANNEL", "secret://c"}}).rfind("CHANNEL: ", 0) == 0);
+}
+
+TEST_CASE("secret:// references are resolved through the vault lookup, anywhere in a value",
+          "[config]") {
+  gantry::config::SecretLookup secrets = [](std::string_view name) -> gantry::Result<std::string> {
+    if (name == "dir") return std::string("/srv/data");
+    return gantry::Status::error("not in the vault (gantry secret set " + std::string(name) + ")");
+  };
+  std::map<std::string, std::string> values{{"DATA_DIR", "secret://dir"},
+                                            {"PERSONA_DIR", "secret://dir/persona"}};
+  auto config = gantry::config::load(env(values), secrets);
+  REQUIRE(config.isOk());
+  CHECK(config->data_dir == "/srv/data");
+  CHECK(config->persona_dir == "/srv/data/persona");
+  values["MCP_MANIFEST"] = "secret://missing";
+  auto missing = gantry::config::load(env(values), secrets);
+  REQUIRE_FALSE(missing.isOk());
+  CHECK(missing.status().message() ==
+        "MCP_MANIFEST: secret://missing: not in the vault (gantry secret set missing)");
 }

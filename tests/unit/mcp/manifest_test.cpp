@@ -110,14 +110,16 @@ TEST_CASE("manifest errors name the file, the line and the key", "[mcp]") {
        ":4: tools_prefix: must match"},
       {"[[servers]]\nname = \"a\"\n", ":1: servers: unknown key"},
       {"[[server]]\nname = \"a\"\ncommand = \"x\"\nenv = { T = \"secret://t\" }\n",
-       ":4: env.T: \"secret://t\" holds a secret:// reference, which this version cannot resolve"},
+       ":4: env.T: secret://t cannot be resolved here (no vault)"},
       {"[[server]]\nname = \"a\"\nurl = \"http://h/mcp\"\n"
        "headers = { Authorization = \"Bearer secret://t\" }\n",
-       ":4: headers.Authorization: \"Bearer secret://t\" holds a secret:// reference"},
+       ":4: headers.Authorization: secret://t cannot be resolved here (no vault)"},
       {"[[server]]\nname = \"a\"\ncommand = \"x\"\nargs = [\"--key\", \"secret://k\"]\n",
-       ":4: args: \"secret://k\" holds a secret:// reference"},
+       ":4: args: secret://k cannot be resolved here (no vault)"},
+      {"[[server]]\nname = \"a\"\ncommand = \"secret://bin\"\n",
+       ":3: command: holds a secret:// reference; they are resolved only in env"},
       {"[[server]]\nname = \"a\"\nurl = \"http://secret://h/mcp\"\n",
-       ":3: url: \"http://secret://h"},
+       ":3: url: secret://h cannot be resolved here (no vault)"},
       {"[[server]]\nname = \"a\"\ncommand = \"x\n", ":3: syntax:"},
   };
   for (const auto& [text, expected] : table) {
@@ -125,6 +127,34 @@ TEST_CASE("manifest errors name the file, the line and the key", "[mcp]") {
     const auto error = errorOf(text);
     CHECK_THAT(error, Catch::StartsWith(expected));
   }
+}
+
+TEST_CASE("secret:// references in env, headers, args, auth_args and url are resolved at load",
+          "[mcp]") {
+  gantry::config::SecretLookup secrets = [](std::string_view name) -> gantry::Result<std::string> {
+    if (name == "missing") return gantry::Status::error("not in the vault");
+    return "<" + std::string(name) + ">";
+  };
+  auto path = writeManifest(
+      "[[server]]\nname = \"s\"\ncommand = \"x\"\nargs = [\"--key=secret://k\"]\n"
+      "env = { T = \"secret://t\" }\nauth_args = [\"secret://a\"]\n"
+      "[[server]]\nname = \"h\"\nurl = \"http://127.0.0.1:1/mcp?key=secret://u\"\n"
+      "headers = { Authorization = \"Bearer secret://token\" }\n");
+  auto manifest = loadManifest(path, secrets);
+  REQUIRE(manifest.isOk());
+  const auto& stdio = manifest->servers[0];
+  CHECK(stdio.args == std::vector<std::string>{"--key=<k>"});
+  CHECK(stdio.env.at("T") == "<t>");
+  CHECK(stdio.auth_args == std::vector<std::string>{"<a>"});
+  CHECK(manifest->servers[1].url == "http://127.0.0.1:1/mcp?key=<u>");
+  CHECK(manifest->servers[1].headers.at("Authorization") == "Bearer <token>");
+  auto missing = loadManifest(
+      writeManifest(
+          "[[server]]\nname = \"s\"\ncommand = \"x\"\nenv = { T = \"secret://missing\" }\n"),
+      secrets);
+  REQUIRE_FALSE(missing.isOk());
+  CHECK_THAT(missing.status().message(),
+             Catch::EndsWith(":4: env.T: secret://missing: not in the vault"));
 }
 
 TEST_CASE("globs match tool names with fnmatch rules", "[mcp]") {

@@ -1,0 +1,101 @@
+#include "vault/vault_location.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <mutex>
+
+#include "log/log.h"
+
+namespace gantry::vault {
+namespace {
+
+constexpr const char* kCredentialName = "gantry-vault-key";
+
+Result<std::array<std::uint8_t, 32>> readKeyFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::error("GANTRY_VAULT_KEY_FILE: cannot read " + path);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.size() != 32) {
+    return Status::error("GANTRY_VAULT_KEY_FILE: " + path + " holds " +
+                         std::to_string(bytes.size()) +
+                         " bytes, not 32 (make one with: head -c 32 /dev/urandom > " + path + ")");
+  }
+  std::array<std::uint8_t, 32> key{};
+  std::copy(bytes.begin(), bytes.end(), key.begin());
+  return key;
+}
+
+std::optional<std::string> keyFilePath(const config::EnvLookup& env) {
+  if (auto path = env("GANTRY_VAULT_KEY_FILE")) return path;
+  auto credentials = env("CREDENTIALS_DIRECTORY");
+  if (!credentials) return std::nullopt;
+  auto path = (std::filesystem::path(*credentials) / kCredentialName).string();
+  return std::filesystem::exists(path) ? std::optional<std::string>(path) : std::nullopt;
+}
+
+/// The vault behind bootSecrets, opened once.
+class LazyVault {
+ public:
+  explicit LazyVault(config::EnvLookup env) : env_(std::move(env)) {}
+
+  Result<std::string> get(std::string_view name) {
+    std::lock_guard lock(mutex_);
+    if (!opened_) open();
+    if (!status_.isOk()) return status_;
+    auto value = vault_->get(name);
+    if (!value) {
+      return Status::error("not in the vault (gantry secret set " + std::string(name) + ")");
+    }
+    log::addSecret(*value);
+    return *value;
+  }
+
+ private:
+  void open() {
+    opened_ = true;
+    auto location = locateVault(env_);
+    if (!location.isOk()) {
+      status_ = location.status();
+      return;
+    }
+    if (!std::filesystem::exists(location->path)) {
+      status_ = Status::error("there is no vault at " + location->path + " (gantry secret set)");
+      return;
+    }
+    auto vault = Vault::open(location->path, location->keys);
+    if (!vault.isOk()) {
+      status_ = vault.status();
+      return;
+    }
+    vault_ = std::make_unique<Vault>(std::move(vault.value()));
+  }
+
+  config::EnvLookup env_;
+  std::mutex mutex_;
+  bool opened_ = false;
+  Status status_ = Status::ok();
+  std::unique_ptr<Vault> vault_;
+};
+
+}  // namespace
+
+Result<VaultLocation> locateVault(const config::EnvLookup& env) {
+  VaultLocation location;
+  location.path = (std::filesystem::path(env("DATA_DIR").value_or("/data")) / "vault").string();
+  location.keys.passphrase = env("GANTRY_VAULT_PASSPHRASE");
+  if (auto path = keyFilePath(env)) {
+    auto key = readKeyFile(*path);
+    if (!key.isOk()) return key.status();
+    location.keys.key_file = key.value();
+  }
+  return location;
+}
+
+config::SecretLookup bootSecrets(const config::EnvLookup& env) {
+  auto vault = std::make_shared<LazyVault>(env);
+  return [vault](std::string_view name) { return vault->get(name); };
+}
+
+}  // namespace gantry::vault
