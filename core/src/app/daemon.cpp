@@ -133,7 +133,7 @@ class Daemon {
   void redactSecrets(const modules::Module& module) {
     for (const ConfigKey* key = module.desc->config; key && key->name; ++key) {
       if (!key->secret) continue;
-      if (auto value = env_(key->name)) log::addSecret(*value);
+      if (auto value = env_(key->name)) log::addSecret(*value, key->name);
     }
   }
 

@@ -7,12 +7,14 @@
 #include <mutex>
 #include <vector>
 
+#include "log/redactor.h"
+
 namespace gantry::log {
 namespace {
 
 std::atomic<int> g_level{static_cast<int>(LogLevel::kInfo)};
 std::mutex g_mutex;
-std::vector<std::string> g_secrets;
+Redactor g_redactor;
 std::atomic<Tap> g_tap{nullptr};
 std::atomic<void*> g_tap_ctx{nullptr};
 
@@ -58,20 +60,14 @@ bool parseLevel(std::string_view text, LogLevel* out) {
   return false;
 }
 
-void addSecret(const std::string& value) {
-  if (value.size() < 4) return;
+void addSecret(const std::string& value, const std::string& name) {
   std::lock_guard lock(g_mutex);
-  g_secrets.push_back(value);
+  g_redactor.add(name, value);
 }
 
 std::string redact(std::string text) {
   std::lock_guard lock(g_mutex);
-  for (const auto& secret : g_secrets) {
-    for (auto pos = text.find(secret); pos != std::string::npos; pos = text.find(secret, pos)) {
-      text.replace(pos, secret.size(), "[redacted]");
-    }
-  }
-  return text;
+  return g_redactor.apply(std::move(text));
 }
 
 std::string jsonEscape(std::string_view text) {

@@ -15,10 +15,11 @@ LogLevel level();
 /// Parses "debug|info|warn|error"; false on anything else.
 bool parseLevel(std::string_view text, LogLevel* out);
 
-/// Registers a secret value to be replaced by "[redacted]" in every later line. Values
-/// shorter than 4 characters are ignored (they would redact ordinary words).
-void addSecret(const std::string& value);
-/// Returns text with every registered secret replaced.
+/// Registers a secret value (and its common encodings, see Redactor) to be replaced by
+/// "[redacted:NAME]" in every later line. Values shorter than 4 characters are ignored (they
+/// would redact ordinary words). Thread-safe.
+void addSecret(const std::string& value, const std::string& name);
+/// Returns text with every registered secret replaced. Thread-safe.
 std::string redact(std::string text);
 
 /// Writes one line if level passes. Thread-safe: lines never interleave.

@@ -48,7 +48,7 @@ class LazyVault {
     if (!value) {
       return Status::error("not in the vault (gantry secret set " + std::string(name) + ")");
     }
-    log::addSecret(*value);
+    log::addSecret(*value, std::string(name));
     return *value;
   }
 
