@@ -90,6 +90,16 @@ std::string HttpTransport::target() const {
   return path.empty() || path.front() != '/' ? "/" + path : path;
 }
 
+// "localhost" is loopback by definition (RFC 6761), but resolving it needs an /etc/hosts that
+// a minimal system may lack; plain HTTP connects to 127.0.0.1 instead (HTTPS keeps the name
+// for certificate checks). The Host header still carries the name.
+std::string HttpTransport::connectHost() const {
+  const auto& host = uri_.getHost();
+  const bool local = host == "localhost" ||
+                     (host.size() > 10 && host.compare(host.size() - 10, 10, ".localhost") == 0);
+  return local && uri_.getScheme() == "http" ? "127.0.0.1" : host;
+}
+
 void HttpTransport::initialized(const std::string& version, const std::string& init_request,
                                 const std::string& init_notification) {
   std::lock_guard lock(mutex_);
@@ -155,7 +165,7 @@ std::unique_ptr<Poco::Net::HTTPClientSession> HttpTransport::makeSession(millise
                                                                         uri_.getPort(), context);
   } else {
     session =
-        net::makeLowLatencySession<Poco::Net::HTTPClientSession>(uri_.getHost(), uri_.getPort());
+        net::makeLowLatencySession<Poco::Net::HTTPClientSession>(connectHost(), uri_.getPort());
   }
   const auto limit = std::chrono::duration_cast<std::chrono::microseconds>(timeout + kSlack);
   const auto connect = std::min<std::chrono::microseconds>(limit, kConnectLimit);
@@ -217,6 +227,7 @@ Status HttpTransport::roundTrip(Poco::Net::HTTPClientSession& session, HTTPReque
 Status HttpTransport::exchange(Exchange& exchange, bool allow_reinit) {
   auto session = makeSession(exchange.timeout);
   HTTPRequest request(HTTPRequest::HTTP_POST, target(), HTTPRequest::HTTP_1_1);
+  request.setHost(uri_.getHost(), uri_.getPort());
   const bool expiry_handled = prepare(request, exchange, session.get()) && allow_reinit;
   int http_status = 0;
   auto status = roundTrip(*session, request, exchange, expiry_handled, &http_status);
@@ -327,6 +338,7 @@ Status HttpTransport::resume(Exchange& exchange) {
 Status HttpTransport::openStream(Exchange& exchange, std::int64_t key, int* http_status) {
   auto session = makeSession(exchange.timeout);
   HTTPRequest request(HTTPRequest::HTTP_GET, target(), HTTPRequest::HTTP_1_1);
+  request.setHost(uri_.getHost(), uri_.getPort());
   request.set("Accept", "text/event-stream");
   if (!exchange.last_event_id.empty()) request.set("Last-Event-ID", exchange.last_event_id);
   {
@@ -417,6 +429,7 @@ void HttpTransport::close() {
   try {
     auto session = makeSession(milliseconds(0));
     HTTPRequest request(HTTPRequest::HTTP_DELETE, target(), HTTPRequest::HTTP_1_1);
+    request.setHost(uri_.getHost(), uri_.getPort());
     for (const auto& [name, value] : options_.headers) request.set(name, value);
     request.set("Mcp-Session-Id", session_id);
     if (!version.empty()) request.set("MCP-Protocol-Version", version);

@@ -72,6 +72,7 @@ class HttpTransport final : public Transport {
   void track(std::int64_t key, Poco::Net::HTTPClientSession* session);
   void reapFinished();
   std::string target() const;
+  std::string connectHost() const;
 
   HttpOptions options_;
   Poco::URI uri_;

@@ -108,6 +108,7 @@ class Handler final : public Poco::Net::HTTPRequestHandler {
     {
       std::lock_guard lock(state_->mutex);
       state_->record.targets.push_back(request.getURI());
+      state_->record.hosts.push_back(request.getHost());
     }
     if (request.getMethod() == "DELETE") return end(session, response);
     if (request.getMethod() == "GET") return stream(session, request, response);
@@ -290,6 +291,8 @@ std::string FakeMcpHttp::url() const { return rootUrl() + "/mcp"; }
 std::string FakeMcpHttp::rootUrl() const {
   return "http://127.0.0.1:" + std::to_string(server_->port());
 }
+
+int FakeMcpHttp::port() const { return server_->port(); }
 
 void FakeMcpHttp::refuseGet() {
   std::lock_guard lock(state_->mutex);

@@ -31,6 +31,8 @@ class FakeMcpHttp {
   std::string url() const;
   /// The same endpoint as a URL with no path at all (http://127.0.0.1:PORT).
   std::string rootUrl() const;
+  /// port() as a number, for URLs with another host name.
+  int port() const;
   /// GET answers 405 Method Not Allowed.
   void refuseGet();
   /// Sends a message on every open standing GET stream.
@@ -48,6 +50,7 @@ class FakeMcpHttp {
     int not_found = 0;  ///< 404s answered
     std::string last_protocol_header;
     std::vector<std::string> targets;         ///< request target of every request
+    std::vector<std::string> hosts;           ///< Host header of every request
     int gets = 0;                             ///< GET requests
     std::vector<std::string> last_event_ids;  ///< Last-Event-ID of every GET that had one
     int open_streams = 0;                     ///< standing GET streams open now

@@ -97,6 +97,18 @@ TEST_CASE("a manifest url with no path posts to the root", "[mcp]") {
   for (const auto& target : fake.record().targets) CHECK(target == "/");
 }
 
+TEST_CASE("a localhost url reaches loopback without a name lookup and keeps its Host header",
+          "[mcp]") {
+  gantry::testing::FakeMcpHttp fake;
+  auto spec = httpSpec(fake);
+  spec.url = "http://localhost:" + std::to_string(fake.port()) + "/mcp";
+  auto host = startHost({spec});
+  auto result = host->server("remote")->call("remote__echo", R"({"text":"named"})", context());
+  CHECK(result.ok);
+  for (const auto& sent : fake.record().hosts)
+    CHECK(sent == "localhost:" + std::to_string(fake.port()));
+}
+
 TEST_CASE("a response stream that ends early is resumed with Last-Event-ID after its retry delay",
           "[mcp]") {
   gantry::testing::FakeMcpHttp fake;
