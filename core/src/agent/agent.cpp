@@ -7,7 +7,6 @@
 #include "agent/prompt.h"
 #include "agent/reply_gate.h"
 #include "log/log.h"
-#include "session/context_tail.h"
 #include "session/history_bounds.h"
 #include "tools/call_schema.h"
 #include "tools/hardening.h"
@@ -31,7 +30,11 @@ std::string generatedId(int round, std::size_t index) {
 class Agent::Turn {
  public:
   Turn(Agent& agent, const TurnRequest& request, TurnObserver& observer, const CancelToken& cancel)
-      : a_(agent), request_(request), observer_(observer), cancel_(cancel) {}
+      : a_(agent),
+        request_(request),
+        observer_(observer),
+        cancel_(cancel),
+        conversation_(agent.store_, agent.provider_, agent.options_.conversation) {}
 
   TurnResult run() {
     start_ = Clock::now();
@@ -53,63 +56,25 @@ class Agent::Turn {
   }
 
  private:
-  Status loadHistory() {
-    auto session = a_.messages_.session(request_.chat_id);
-    if (!session.isOk()) return session.status();
-    result_.session_id = session.value();
-    auto history = a_.messages_.history(result_.session_id);
-    if (!history.isOk()) return history.status();
-    parts_.history = std::move(history.value());
-    return Status::ok();
-  }
-
-  /// The user message goes into the record as it will be sent, the volatile tail in front,
-  /// so the next turn's request repeats it byte for byte (DESIGN 4 step 2).
+  /// The user message goes into the record as it will be sent (DESIGN 4 step 2); the inbox
+  /// marks it handled then.
   Status recordUserMessage() {
-    if (Status s = loadHistory(); !s.isOk()) return s;
-    memory_block_ = a_.hooks_.hydrate(request_.text);
-    now_ = a_.hooks_.now();
-    ChatMessage user;
-    user.content = session::withContext(memory_block_, now_, request_.text);
-    user.images = request_.images;  // the record counts them; only this turn's prompt has them
-    auto id = a_.messages_.append(result_.session_id, user);
+    if (Status s = conversation_.open(request_.chat_id); !s.isOk()) return s;
+    result_.session_id = conversation_.sessionId();
+    auto id = conversation_.recordUser(request_.text, request_.images);
     if (!id.isOk()) return id.status();
     result_.user_message_id = id.value();
-    parts_.history.push_back(std::move(user));
     if (request_.on_recorded) request_.on_recorded();
     return Status::ok();
   }
 
   Status loadContext() {
-    parts_.persona = a_.persona();
-    parts_.history =
-        a_.hooks_.bound(result_.session_id, std::move(parts_.history), &parts_.summary, cancel_);
-    if (parts_.history.empty() || parts_.history.back().role != Role::kUser) {
-      return Status::error("store: the current message is missing");
-    }
-    return dropRepeatedMemoryBlock();
-  }
-
-  /// A memory block the bounded history already shows is not sent again: every block stays
-  /// in the history it was sent with, so repeating it would only grow the prompt. Checked
-  /// after bounding, so the block it repeats is still in the prompt; the recorded message is
-  /// settled before it is first sent (a fold sends only older turns).
-  Status dropRepeatedMemoryBlock() {
-    if (memory_block_.empty()) return Status::ok();
-    bool repeated = false;
-    for (std::size_t i = 0; i + 1 < parts_.history.size() && !repeated; ++i) {
-      const auto& m = parts_.history[i];
-      repeated = m.role == Role::kUser && session::memoryBlockOf(m.content) == memory_block_;
-    }
-    if (!repeated) return Status::ok();
-    std::string sent = session::withContext({}, now_, request_.text);
-    if (Status s = a_.messages_.setContent(result_.user_message_id, sent); !s.isOk()) return s;
-    parts_.history.back().content = std::move(sent);
-    return Status::ok();
+    persona_ = a_.persona();
+    return conversation_.bound(cancel_);
   }
 
   Result<ChatResponse> callModel(int round, bool tools_on) {
-    auto prompt = buildPrompt(parts_);
+    auto prompt = buildPrompt(persona_, conversation_.summary(), conversation_.history());
     auto schemas = a_.catalog_.schemas();
     ChatRequest request;
     request.messages = &prompt;
@@ -192,9 +157,10 @@ class Agent::Turn {
       if (message.tool_calls[i].id.empty()) message.tool_calls[i].id = generatedId(round, i);
     }
     if (gate_->emitted()) observer_.onTextDiscarded();
-    auto rows = recordCalls(message);
+    // The assistant message and one running row per call, before anything runs.
+    auto rows = conversation_.recordCalls(message);
     if (!rows.isOk()) return rows.status();
-    parts_.history.push_back(message);
+    result_.progressed = true;
     auto tool_start = Clock::now();
     auto outcomes = runRound(message.tool_calls, a_.catalog_, request_.chat_id, cancel_,
                              a_.options_.runner, observer_);
@@ -203,39 +169,17 @@ class Agent::Turn {
     return recordResults(outcomes, rows.value());
   }
 
-  /// The assistant message and one running row per call, before anything runs.
-  Result<std::vector<int64_t>> recordCalls(const ChatMessage& message) {
-    auto id = a_.messages_.append(result_.session_id, message);
-    if (!id.isOk()) return id.status();
-    result_.progressed = true;
-    std::vector<int64_t> rows;
-    for (const auto& call : message.tool_calls) {
-      auto row = a_.messages_.startToolCall(result_.session_id, id.value(), call);
-      if (!row.isOk()) return row.status();
-      rows.push_back(row.value());
-    }
-    return rows;
-  }
-
   Status recordResults(const std::vector<CallOutcome>& outcomes, const std::vector<int64_t>& rows) {
     constrained_.clear();
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
       const auto& o = outcomes[i];
-      if (Status s = a_.messages_.finishToolCall(rows[i], o.ok, o.result, o.dur_ms); !s.isOk()) {
+      if (Status s = conversation_.recordResult(rows[i], o.call, o.ok, o.result, o.dur_ms);
+          !s.isOk()) {
         return s;
       }
-      ChatMessage tool{Role::kTool, o.result, {}, {}, o.call.id, o.call.name, {}};
-      if (auto id = a_.messages_.append(result_.session_id, tool); !id.isOk()) return id.status();
-      parts_.history.push_back(std::move(tool));
       for (const auto& c : o.candidates) constrained_.push_back(c);
     }
-    // DESIGN 4.2 inside the turn as well, so a long chain of calls does not carry every
-    // result. Collapsing rewrites an earlier message, and a local model's prompt cache is
-    // then reused only up to that message; the rule depends only on the order of results
-    // (all but the last kKeptToolResults collapse), so every request of the turn and of later
-    // turns shows an earlier result the same way, and a round of n results costs the cache
-    // at most the n oldest whole results.
-    session::collapseOldToolResults(parts_.history, session::kKeptToolResults);
+    conversation_.collapseToolResults();
     return Status::ok();
   }
 
@@ -255,9 +199,7 @@ class Agent::Turn {
       observer_.onText(message.content);
     }
     result_.reply = message.content;
-    if (auto id = a_.messages_.append(result_.session_id, message); !id.isOk()) {
-      return finish(id.status());
-    }
+    if (Status s = conversation_.recordReply(message); !s.isOk()) return finish(s);
     result_.progressed = true;
     return finish(Status::ok());
   }
@@ -274,10 +216,8 @@ class Agent::Turn {
                        {"model_calls", std::to_string(result_.model_calls)},
                        {"tool_calls", std::to_string(result_.tool_calls)},
                        {"outcome", outcome}});
-    if (result_.session_id) {
-      a_.messages_.recordTurn({result_.session_id, store::nowMs() - total, model_ms_, tool_ms_,
-                               total, usage_.prompt_tokens, usage_.completion_tokens, outcome});
-    }
+    conversation_.recordTurn({0, store::nowMs() - total, model_ms_, tool_ms_, total,
+                              usage_.prompt_tokens, usage_.completion_tokens, outcome});
     return result_;
   }
 
@@ -286,9 +226,8 @@ class Agent::Turn {
   TurnObserver& observer_;
   const CancelToken& cancel_;
   Clock::time_point start_;
-  PromptParts parts_;
-  std::string memory_block_;  ///< this turn's hydration block, as hydrated
-  std::string now_;           ///< this turn's `[now]` text
+  session::Conversation conversation_;
+  std::string persona_;
   TurnResult result_;
   std::optional<ReplyGate> gate_;
   std::vector<std::string> constrained_;
@@ -297,14 +236,8 @@ class Agent::Turn {
   Usage usage_;
 };
 
-Agent::Agent(Provider& provider, tools::Catalog& catalog, store::Store& store, ContextHooks& hooks,
-             AgentOptions options)
-    : provider_(provider),
-      catalog_(catalog),
-      store_(store),
-      messages_(store),
-      hooks_(hooks),
-      options_(std::move(options)) {}
+Agent::Agent(Provider& provider, tools::Catalog& catalog, store::Store& store, AgentOptions options)
+    : provider_(provider), catalog_(catalog), store_(store), options_(std::move(options)) {}
 
 void Agent::setPersona(std::string text) {
   std::lock_guard lock(persona_mutex_);

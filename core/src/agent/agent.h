@@ -1,6 +1,7 @@
 #pragma once
 /// Agent: the turn loop (DESIGN 4). Owns no sockets: it works over the Provider, the tool
-/// Catalog and the Store, so it is tested with fakes.
+/// Catalog and the Store (through a session::Conversation per turn), so it is tested with
+/// fakes (tests/unit/agent/).
 
 #include <cstdint>
 #include <functional>
@@ -12,38 +13,19 @@
 #include "agent/turn_observer.h"
 #include "gantry/cancel.h"
 #include "gantry/provider.h"
-#include "store/message_repo.h"
+#include "session/conversation.h"
+#include "store/store.h"
 #include "tools/catalog.h"
 
 namespace gantry::agent {
 
-/// Context the loop asks for but does not own: history bounds + rolling summary, the
-/// memory hydration block and the time. The defaults keep everything, hydrate nothing and
-/// tell no time.
-class ContextHooks {
- public:
-  virtual ~ContextHooks() = default;
-  /// Bounds the session's history (oldest turns dropped, maybe folded into the summary);
-  /// sets *summary to the summary to inject. Called once per turn on the turn's thread;
-  /// a fold it runs stops when cancel is cancelled.
-  virtual std::vector<ChatMessage> bound(int64_t session_id, std::vector<ChatMessage> history,
-                                         std::string* summary, const CancelToken& cancel) {
-    (void)session_id, (void)summary, (void)cancel;
-    return history;
-  }
-  /// The `[memory]` block for the current message ("" for none).
-  virtual std::string hydrate(const std::string& message) {
-    (void)message;
-    return {};
-  }
-  /// The current date and time for the `[now]` line ("" for none).
-  virtual std::string now() { return {}; }
-};
-
 struct AgentOptions {
+  /// TOOL_MAX_ITERATIONS: tool rounds before one last call with tools off.
   int tool_max_iterations = 20;
   RunnerOptions runner;
   bool stream = false;
+  /// History bounds, the summary fold and the volatile tail of every turn's conversation.
+  session::ConversationOptions conversation;
 };
 
 struct TurnRequest {
@@ -68,8 +50,9 @@ struct TurnResult {
 /// the caller serialises turns of one chat.
 class Agent {
  public:
-  Agent(Provider& provider, tools::Catalog& catalog, store::Store& store, ContextHooks& hooks,
-        AgentOptions options);
+  /// provider, catalog and store are not owned and outlive the agent. The provider also
+  /// folds dropped turns into the summary.
+  Agent(Provider& provider, tools::Catalog& catalog, store::Store& store, AgentOptions options);
 
   /// Replaces the persona text (SIGHUP). Thread-safe; the next turn uses it.
   void setPersona(std::string text);
@@ -83,8 +66,6 @@ class Agent {
   Provider& provider_;
   tools::Catalog& catalog_;
   store::Store& store_;
-  store::MessageRepo messages_;
-  ContextHooks& hooks_;
   AgentOptions options_;
   std::mutex persona_mutex_;
   std::string persona_;

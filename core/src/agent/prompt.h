@@ -11,17 +11,13 @@
 
 namespace gantry::agent {
 
-struct PromptParts {
-  std::string persona;               ///< persona text
-  std::string summary;               ///< rolling summary paragraph, may be empty
-  std::vector<ChatMessage> history;  ///< bounded history, oldest first, ending with the turn so far
-};
-
 /// The fixed sentence that frames tool output as data. Part of the stable prefix.
 extern const char* const kToolFraming;
 
-/// Builds the messages to send: one system message (persona, framing, summary block), then
-/// the history as it is.
-std::vector<ChatMessage> buildPrompt(const PromptParts& parts);
+/// Builds the messages to send: one system message (persona, framing, the block of summary
+/// when it is not empty), then history (bounded, oldest first, ending with the turn so far)
+/// as it is.
+std::vector<ChatMessage> buildPrompt(const std::string& persona, const std::string& summary,
+                                     const std::vector<ChatMessage>& history);
 
 }  // namespace gantry::agent

@@ -37,8 +37,10 @@ struct RunnerOptions {
 /// Truncates text to max chars (UTF-8 safe) with a note saying how much was cut.
 std::string truncateResult(const std::string& text, std::size_t max_chars);
 
-/// Runs every call; `before` is called for each resolved call before it starts (used to
-/// persist its row), `after` when it finishes (to persist the result). Never throws.
+/// Runs every call of one round and returns the outcomes in call order; the caller has
+/// recorded the calls before and records the outcomes after. Calls run on threads of their
+/// own (one per call, or one per serialized source) and observer hears of each start and end
+/// from those threads. Blocks until every call has ended. Never throws.
 std::vector<CallOutcome> runRound(const std::vector<ToolCall>& calls, tools::Catalog& catalog,
                                   const std::string& chat_id, const CancelToken& cancel,
                                   const RunnerOptions& options, TurnObserver& observer);

@@ -9,7 +9,6 @@
 #include <thread>
 
 #include "agent/agent.h"
-#include "app/context_hooks.h"
 #include "app/core_host.h"
 #include "app/error_reporter.h"
 #include "app/recording_provider.h"
@@ -24,6 +23,7 @@
 #include "mcp/host.h"
 #include "mcp/manifest.h"
 #include "memory/consolidator.h"
+#include "memory/hydration.h"
 #include "memory/memory_tools.h"
 #include "modules/loader.h"
 #include "persona/persona.h"
@@ -174,12 +174,8 @@ class Daemon {
   }
 
   void startAgent() {
-    session::Bounds bounds;
-    bounds.max_messages = config_.history_max_messages;
-    bounds.max_tokens = config_.history_max_tokens;
-    hooks_ = std::make_unique<AppContextHooks>(*store_, *provider_, bounds, memory_repo_.get(),
-                                               clockZone());
     agent::AgentOptions options;
+    options.conversation = conversationOptions();
     options.tool_max_iterations = config_.tool_max_iterations;
     options.runner.timeout_seconds = config_.tool_timeout_seconds;
     options.runner.result_max_chars = static_cast<std::size_t>(config_.tool_result_max_chars);
@@ -192,10 +188,25 @@ class Daemon {
       }
       return agent::ToolPolicy::kAllow;
     };
-    agent_ = std::make_unique<agent::Agent>(*provider_, catalog_, *store_, *hooks_, options);
+    agent_ = std::make_unique<agent::Agent>(*provider_, catalog_, *store_, options);
     agent_->setPersona(persona_.text);
     chat_ = std::make_unique<chat::ChatService>(*agent_, *channel_, *store_, chatOptions(),
                                                 commandTexts());
+  }
+
+  /// History bounds, memory hydration (none with MEMORY_ENABLED=false or an MCP memory
+  /// backend) and the `[now]` line in CRON_TZ.
+  session::ConversationOptions conversationOptions() const {
+    session::ConversationOptions options;
+    options.bounds.max_messages = config_.history_max_messages;
+    options.bounds.max_tokens = config_.history_max_tokens;
+    if (auto* memory = memory_repo_.get()) {
+      options.hydrate = [memory](const std::string& text) {
+        return memory::hydrationBlock(*memory, text);
+      };
+    }
+    options.now = [zone = clockZone()] { return cron::describeTime(store::nowMs(), zone); };
+    return options;
   }
 
   /// CRON_TZ, the zone the prompt's `[now]` line is told in. With cron off a zone that does
@@ -340,7 +351,6 @@ class Daemon {
   std::optional<cron::Zone> zone_;
   std::unique_ptr<cron::CronTools> cron_tools_;
   tools::Catalog catalog_;
-  std::unique_ptr<AppContextHooks> hooks_;
   std::unique_ptr<agent::Agent> agent_;
   std::unique_ptr<chat::ChatService> chat_;
   std::unique_ptr<cron::Scheduler> scheduler_;

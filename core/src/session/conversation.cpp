@@ -1,0 +1,133 @@
+#include "session/conversation.h"
+
+#include "log/log.h"
+#include "session/context_tail.h"
+
+namespace gantry::session {
+
+Conversation::Conversation(store::Store& store, Provider& folder, ConversationOptions options)
+    : messages_(store), sessions_(store), folder_(folder), options_(std::move(options)) {}
+
+Status Conversation::open(const std::string& chat_id) {
+  auto session = messages_.session(chat_id);
+  if (!session.isOk()) return session.status();
+  session_id_ = session.value();
+  auto history = messages_.history(session_id_);
+  if (!history.isOk()) return history.status();
+  history_ = std::move(history.value());
+  return Status::ok();
+}
+
+Result<int64_t> Conversation::recordUser(const std::string& text,
+                                         const std::vector<Image>& images) {
+  user_text_ = text;
+  memory_block_ = options_.hydrate ? options_.hydrate(text) : "";
+  now_ = options_.now ? options_.now() : "";
+  ChatMessage user;
+  user.content = withContext(memory_block_, now_, text);
+  user.images = images;  // the record counts them; only this turn's prompt has them
+  auto id = messages_.append(session_id_, user);
+  if (!id.isOk()) return id.status();
+  user_message_id_ = id.value();
+  history_.push_back(std::move(user));
+  return id;
+}
+
+Status Conversation::bound(const CancelToken& cancel) {
+  auto result = boundHistory(history_, options_.bounds);
+  // Turns past the bounds leave the history only once they are folded into the summary.
+  if (result.dropped.empty() || foldAway(result, cancel)) history_ = std::move(result.kept);
+  if (auto s = sessions_.summary(session_id_); s.isOk()) summary_ = s.value();
+  collapseToolResults();
+  if (history_.empty() || history_.back().role != Role::kUser) {
+    return Status::error("store: the current message is missing");
+  }
+  return dropRepeatedMemoryBlock();
+}
+
+bool Conversation::foldAway(const BoundResult& result, const CancelToken& cancel) {
+  if (!fold(result.dropped, cancel)) return false;
+  // Dropped turns leave the history (they stay in the record) once they are summarised.
+  messages_.dropFromHistory(session_id_, static_cast<int64_t>(result.dropped.size()));
+  log::info("history_trimmed", {{"dropped", std::to_string(result.dropped.size())},
+                                {"kept", std::to_string(result.kept.size())},
+                                {"kept_est_tokens", std::to_string(result.kept_tokens)}});
+  return true;
+}
+
+bool Conversation::fold(const std::vector<ChatMessage>& dropped, const CancelToken& cancel) {
+  auto old = sessions_.summary(session_id_);
+  auto folded = foldSummary(folder_, old.isOk() ? old.value() : "", dropped, cancel, options_.fold);
+  if (!folded.isOk()) {
+    log::warn("summary_fold_failed", {{"error", folded.status().message()},
+                                      {"kept_unsummarised", std::to_string(dropped.size())}});
+    return false;
+  }
+  if (Status s = sessions_.setSummary(session_id_, folded.value()); !s.isOk()) {
+    log::warn("summary_save_failed", {{"error", s.message()}});
+    return false;
+  }
+  return true;
+}
+
+/// A memory block the bounded history already shows is not sent again: every block stays in
+/// the history it was sent with, so repeating it would only grow the prompt. Checked after
+/// bounding, so the block it repeats is still in the prompt; the recorded message is settled
+/// before it is first sent (a fold sends only older turns).
+Status Conversation::dropRepeatedMemoryBlock() {
+  if (memory_block_.empty()) return Status::ok();
+  bool repeated = false;
+  for (std::size_t i = 0; i + 1 < history_.size() && !repeated; ++i) {
+    const auto& m = history_[i];
+    repeated = m.role == Role::kUser && memoryBlockOf(m.content) == memory_block_;
+  }
+  if (!repeated) return Status::ok();
+  std::string sent = withContext({}, now_, user_text_);
+  if (Status s = messages_.setContent(user_message_id_, sent); !s.isOk()) return s;
+  history_.back().content = std::move(sent);
+  return Status::ok();
+}
+
+Result<std::vector<int64_t>> Conversation::recordCalls(const ChatMessage& message) {
+  auto id = messages_.append(session_id_, message);
+  if (!id.isOk()) return id.status();
+  std::vector<int64_t> rows;
+  for (const auto& call : message.tool_calls) {
+    auto row = messages_.startToolCall(session_id_, id.value(), call);
+    if (!row.isOk()) return row.status();
+    rows.push_back(row.value());
+  }
+  history_.push_back(message);
+  return rows;
+}
+
+Status Conversation::recordResult(int64_t row, const ToolCall& call, bool ok,
+                                  const std::string& result, int64_t dur_ms) {
+  if (Status s = messages_.finishToolCall(row, ok, result, dur_ms); !s.isOk()) return s;
+  ChatMessage tool{Role::kTool, result, {}, {}, call.id, call.name, {}};
+  if (auto id = messages_.append(session_id_, tool); !id.isOk()) return id.status();
+  history_.push_back(std::move(tool));
+  return Status::ok();
+}
+
+// DESIGN 4.2 inside the turn as well. Collapsing rewrites an earlier message, and a local
+// model's prompt cache is then reused only up to that message; the rule depends only on the
+// order of results (all but the last kKeptToolResults collapse), so every request of the
+// turn and of later turns shows an earlier result the same way, and a round of n results
+// costs the cache at most the n oldest whole results.
+void Conversation::collapseToolResults() { collapseOldToolResults(history_, kKeptToolResults); }
+
+Status Conversation::recordReply(const ChatMessage& message) {
+  auto id = messages_.append(session_id_, message);
+  if (!id.isOk()) return id.status();
+  history_.push_back(message);
+  return Status::ok();
+}
+
+void Conversation::recordTurn(store::TurnCost cost) {
+  if (!session_id_) return;
+  cost.session_id = session_id_;
+  messages_.recordTurn(cost);
+}
+
+}  // namespace gantry::session

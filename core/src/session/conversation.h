@@ -1,0 +1,103 @@
+#pragma once
+/// Conversation: one chat's messages as the agent loop sees them (DESIGN 4 step 2, 4.2). It
+/// owns loading the session's history, recording the user message with its volatile tail,
+/// bounding the history (folding dropped turns into the rolling summary), collapsing old
+/// tool results and appending what the turn produces — in the record and in the prompt's
+/// history alike. One per turn, used on the turn's thread only; not thread-safe.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gantry/cancel.h"
+#include "gantry/message.h"
+#include "gantry/provider.h"
+#include "gantry/status.h"
+#include "session/history_bounds.h"
+#include "session/summary.h"
+#include "store/message_repo.h"
+#include "store/session_repo.h"
+
+namespace gantry::session {
+
+/// How every conversation of the process is bounded and what its volatile tail says.
+struct ConversationOptions {
+  Bounds bounds;
+  FoldLimits fold;
+  /// The `[memory]` block for a message ("" for none); unset hydrates nothing. Called on the
+  /// turn's thread.
+  std::function<std::string(const std::string& text)> hydrate;
+  /// The current date and time for the `[now]` line ("" for none); unset tells no time.
+  std::function<std::string()> now;
+};
+
+class Conversation {
+ public:
+  /// store and folder (the model that folds dropped turns) are not owned and outlive this;
+  /// options are copied.
+  Conversation(store::Store& store, Provider& folder, ConversationOptions options);
+  Conversation(const Conversation&) = delete;
+  Conversation& operator=(const Conversation&) = delete;
+
+  /// Loads the chat's session and its history. Call once, first; fails on a store error.
+  Status open(const std::string& chat_id);
+
+  /// Records the user message exactly as it will be sent, the volatile tail in front, so the
+  /// next turn's request repeats it byte for byte. images go with this turn's prompt only.
+  /// Returns the message's id; fails on a store error (nothing recorded then).
+  Result<int64_t> recordUser(const std::string& text, const std::vector<Image>& images);
+
+  /// Prepares the history for the first request: turns past the bounds leave it once they
+  /// are folded into the summary (a fold that fails, times out or is cancelled keeps them
+  /// and the next turn tries again), old tool results collapse, and a memory block the
+  /// history already shows is taken out of the current message (in the record too). Fails
+  /// when the current message is missing or the store fails.
+  Status bound(const CancelToken& cancel);
+
+  /// Records an assistant message that calls tools, with one running row per call, before
+  /// any of them runs. Returns the rows in call order.
+  Result<std::vector<int64_t>> recordCalls(const ChatMessage& message);
+
+  /// Records the result of the call recorded as row and appends it as a tool message.
+  Status recordResult(int64_t row, const ToolCall& call, bool ok, const std::string& result,
+                      int64_t dur_ms);
+
+  /// Collapses every tool result but the last kKeptToolResults in the prompt's history (the
+  /// record keeps them whole). Called after each round, so a long chain of calls does not
+  /// carry every result.
+  void collapseToolResults();
+
+  /// Records the final assistant message.
+  Status recordReply(const ChatMessage& message);
+
+  /// Records the cost of the turn (session filled in); a no-op before open() succeeded.
+  void recordTurn(store::TurnCost cost);
+
+  int64_t sessionId() const { return session_id_; }
+  /// The rolling summary to inject ("" for none); set by bound().
+  const std::string& summary() const { return summary_; }
+  /// The history to send, oldest first, ending with what the turn has added so far.
+  const std::vector<ChatMessage>& history() const { return history_; }
+
+ private:
+  /// Folds result.dropped into the summary and takes it out of the history's record; false
+  /// (nothing changed) when the fold fails.
+  bool foldAway(const BoundResult& result, const CancelToken& cancel);
+  bool fold(const std::vector<ChatMessage>& dropped, const CancelToken& cancel);
+  Status dropRepeatedMemoryBlock();
+
+  store::MessageRepo messages_;
+  store::SessionRepo sessions_;
+  Provider& folder_;
+  ConversationOptions options_;
+  int64_t session_id_ = 0;
+  int64_t user_message_id_ = 0;
+  std::string user_text_;     ///< what the user wrote this turn
+  std::string memory_block_;  ///< this turn's hydration block, as hydrated
+  std::string now_;           ///< this turn's `[now]` text
+  std::string summary_;
+  std::vector<ChatMessage> history_;
+};
+
+}  // namespace gantry::session

@@ -1,0 +1,87 @@
+#pragma once
+/// FakeChannel: a gantry::Channel that records what the core sends, edits and streams, and
+/// lets a test wait for a text to appear. Bubbles are injected by calling the core's
+/// InboundSink directly (see message()). Thread-safe.
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "gantry/channel.h"
+
+namespace gantry::testing {
+
+class FakeChannel final : public Channel {
+ public:
+  explicit FakeChannel(ChannelCaps caps = {}) : caps_(caps) {}
+
+  ChannelCaps caps() const noexcept override { return caps_; }
+  Status run(InboundSink&) noexcept override { return Status::ok(); }
+  void stop() noexcept override {}
+  Result<std::string> send(const std::string&, std::string_view text) noexcept override {
+    std::lock_guard lock(mutex_);
+    std::string id = std::to_string(bubbles_.size() + 1);
+    bubbles_[id] = std::string(text);
+    sent_.emplace_back(text);
+    cv_.notify_all();
+    return id;
+  }
+  Status edit(const std::string&, const std::string& id, std::string_view text) noexcept override {
+    std::lock_guard lock(mutex_);
+    bubbles_[id] = std::string(text);
+    cv_.notify_all();
+    return Status::ok();
+  }
+  Status typing(const std::string&) noexcept override { return Status::ok(); }
+  Result<std::string> sendPhoto(const std::string& chat, const Image&,
+                                std::string_view caption) noexcept override {
+    return send(chat, caption);
+  }
+  Status streamText(const std::string&, std::string_view delta, bool final) noexcept override {
+    std::lock_guard lock(mutex_);
+    terminal_ += std::string(delta) + (final ? "\n" : "");
+    return Status::ok();
+  }
+  void event(const std::string&, const TurnEvent&) noexcept override {}
+
+  /// A message from the allowlisted test user on chat "chat".
+  static InboundMessage message(std::string text) {
+    return {"chat", "user", "User", std::move(text), {}, {}};
+  }
+  /// Every text sent, in order (as first sent; edits are in bubbles()).
+  std::vector<std::string> sent() {
+    std::lock_guard lock(mutex_);
+    return sent_;
+  }
+  /// What each bubble shows now, in the order they were sent.
+  std::vector<std::string> bubbles() {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> out;
+    for (std::size_t i = 1; i <= bubbles_.size(); ++i) out.push_back(bubbles_[std::to_string(i)]);
+    return out;
+  }
+  /// Blocks until some bubble shows text (false after a guard time).
+  bool waitFor(const std::string& text) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, std::chrono::seconds(10), [&] {
+      for (const auto& [id, shown] : bubbles_) {
+        if (shown == text) return true;
+      }
+      return false;
+    });
+  }
+
+ private:
+  ChannelCaps caps_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::map<std::string, std::string> bubbles_;
+  std::vector<std::string> sent_;
+  std::string terminal_;
+};
+
+}  // namespace gantry::testing

@@ -1,0 +1,70 @@
+#pragma once
+/// FakeToolSource: a tools::ToolSource whose calls run a test's handler, recording the order
+/// calls started and how many ran at once. Thread-safe, as the interface asks.
+
+#include <algorithm>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "tools/tool_source.h"
+
+namespace gantry::testing {
+
+class FakeToolSource final : public tools::ToolSource {
+ public:
+  using Handler =
+      std::function<tools::ToolResult(const std::string& name, const std::string& arguments_json)>;
+
+  /// names are published as they are; serialized asks the loop for one call at a time.
+  explicit FakeToolSource(std::vector<std::string> names, bool serialized = false)
+      : names_(std::move(names)), serialized_(serialized) {}
+
+  /// Runs for every call (on the call's thread); unset answers "ok NAME".
+  Handler handler;
+
+  std::vector<ToolSchema> tools() const override {
+    std::vector<ToolSchema> schemas;
+    for (const auto& name : names_) {
+      schemas.push_back({name, "fake tool " + name, R"({"type":"object","properties":{}})"});
+    }
+    return schemas;
+  }
+
+  tools::ToolResult call(const std::string& name, const std::string& arguments_json,
+                         const tools::CallContext&) override {
+    enter(name);
+    tools::ToolResult result =
+        handler ? handler(name, arguments_json) : tools::ToolResult{true, "ok " + name};
+    std::lock_guard lock(mutex_);
+    --in_flight_;
+    return result;
+  }
+  bool serialized() const override { return serialized_; }
+
+  std::vector<std::string> started() {
+    std::lock_guard lock(mutex_);
+    return started_;
+  }
+  int maxInFlight() {
+    std::lock_guard lock(mutex_);
+    return max_in_flight_;
+  }
+
+ private:
+  void enter(const std::string& name) {
+    std::lock_guard lock(mutex_);
+    started_.push_back(name);
+    max_in_flight_ = std::max(max_in_flight_, ++in_flight_);
+  }
+
+  std::vector<std::string> names_;
+  bool serialized_;
+  std::mutex mutex_;
+  std::vector<std::string> started_;
+  int in_flight_ = 0;
+  int max_in_flight_ = 0;
+};
+
+}  // namespace gantry::testing

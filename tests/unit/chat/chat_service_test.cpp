@@ -1,0 +1,173 @@
+#include "chat/chat_service.h"
+
+#include <catch2/catch.hpp>
+
+#include "fakes/fake_channel.h"
+#include "unit/agent/agent_fixture.h"
+
+using gantry::ChannelCaps;
+using gantry::Role;
+using gantry::Status;
+using gantry::chat::ChatOptions;
+using gantry::chat::ChatService;
+using gantry::testing::AgentFixture;
+using gantry::testing::call;
+using gantry::testing::FakeChannel;
+
+namespace {
+
+ChannelCaps editable() {
+  ChannelCaps caps;
+  caps.can_edit = true;
+  return caps;
+}
+
+/// A chat service over the agent fixture and a fake channel; no settle wait worth noticing
+/// (the join of bubbles does not depend on it), no spin-up notice unless asked for.
+struct ChatFixture : AgentFixture {
+  FakeChannel channel;
+  ChatOptions chat_options;
+  std::unique_ptr<ChatService> service_;
+
+  explicit ChatFixture(ChannelCaps caps = {}) : channel(caps) {
+    chat_options.coalesce_settle_ms = 1;
+    chat_options.stream.spinup_ms = 0;
+  }
+  ChatService& service() {
+    if (!service_) {
+      gantry::chat::CommandTexts texts{[](const std::string& chat) { return "status of " + chat; },
+                                       [] { return "lookup ~10 tokens"; }};
+      service_ = std::make_unique<ChatService>(agent(), channel, temp.store(), chat_options,
+                                               std::move(texts));
+    }
+    return *service_;
+  }
+  void say(const std::string& text) { service().onMessage(FakeChannel::message(text)); }
+  /// The user messages of the chat's history, as recorded.
+  std::vector<std::string> userMessages() {
+    std::vector<std::string> out;
+    for (const auto& m : record()) {
+      if (m.role == Role::kUser) out.push_back(m.content);
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("/status answers with the application's status text", "[chat]") {
+  ChatFixture f;
+  f.say("/status");
+  CHECK(f.channel.sent() == std::vector<std::string>{"status of chat"});
+  CHECK(f.provider.requests().empty());
+}
+
+TEST_CASE("/tools answers with the published tools", "[chat]") {
+  ChatFixture f;
+  f.say("/tools");
+  CHECK(f.channel.sent() == std::vector<std::string>{"lookup ~10 tokens"});
+}
+
+TEST_CASE("/cancel with nothing running says there is nothing to cancel", "[chat]") {
+  ChatFixture f;
+  f.say("/cancel");
+  CHECK(f.channel.sent() == std::vector<std::string>{"Nothing to cancel."});
+}
+
+TEST_CASE("/cancel halts the running turn and the message stays in the history", "[chat]") {
+  ChatFixture f;
+  f.provider.stall();
+  f.say("wait for it");
+  REQUIRE(f.provider.waitForRequests(1));
+  f.say("/cancel");
+  f.service().drain();
+  // Nothing of the turn was on screen, so "Cancelled." is all the chat shows.
+  CHECK(f.channel.sent() == std::vector<std::string>{"Cancelled."});
+  f.provider.reply("fresh answer");
+  f.say("next");
+  f.service().drain();
+  CHECK(f.userMessages() == std::vector<std::string>{"wait for it", "next"});
+  CHECK(f.channel.waitFor("fresh answer"));
+}
+
+TEST_CASE("/new starts a fresh session", "[chat]") {
+  ChatFixture f;
+  f.provider.reply("hello");
+  f.say("hi");
+  f.service().drain();
+  f.say("/new");
+  f.service().drain();
+  CHECK(f.channel.waitFor("New session started. Memory is kept."));
+  CHECK(f.record().empty());
+}
+
+TEST_CASE("a message during a turn cancels it and the bubbles run as one message", "[chat]") {
+  ChatFixture f;
+  f.provider.stall();
+  f.provider.reply("both answered");
+  f.say("first part");
+  REQUIRE(f.provider.waitForRequests(1));
+  f.say("second part");
+  f.service().drain();
+  auto requests = f.provider.requests();
+  REQUIRE(requests.size() == 2);
+  CHECK(requests[1].messages.back().content == "first part\nsecond part");
+  // The interrupted message left the history; the joined one is there once.
+  CHECK(f.userMessages() == std::vector<std::string>{"first part\nsecond part"});
+  CHECK(f.channel.waitFor("both answered"));
+}
+
+TEST_CASE("ordered input gives every message its own turn", "[chat]") {
+  ChannelCaps caps;
+  caps.ordered_input = true;
+  ChatFixture f(caps);
+  f.provider.reply("one");
+  f.provider.reply("two");
+  f.say("a");
+  f.say("b");
+  f.service().drain();
+  CHECK(f.userMessages() == std::vector<std::string>{"a", "b"});
+  CHECK(f.channel.sent() == std::vector<std::string>{"one", "two"});
+}
+
+TEST_CASE("the first turn after start shows the spin-up notice at once", "[chat]") {
+  ChatFixture f(editable());
+  f.chat_options.stream.stream = true;
+  f.chat_options.stream.spinup_ms = 60000;
+  f.provider.stall();
+  f.say("slow");
+  CHECK(f.channel.waitFor("⏳ working on it…"));
+  f.say("/cancel");
+  f.service().drain();
+  // The note replaced the notice in its bubble.
+  CHECK(f.channel.bubbles().front() == "(cancelled)");
+}
+
+TEST_CASE("the tool trace stays above the streamed reply", "[chat]") {
+  ChatFixture f(editable());
+  f.chat_options.stream.stream = true;
+  f.provider.callTools({call("c1", "lookup")});
+  f.provider.reply("found it");
+  f.say("look it up");
+  f.service().drain();
+  CHECK(f.channel.bubbles().back() == "Making calls: ✓\n\nfound it");
+}
+
+TEST_CASE("a failed turn tells the user what failed", "[chat]") {
+  ChatFixture f;
+  f.provider.fail(Status::error("model: HTTP 500 (check the endpoint)"));
+  f.say("hi");
+  f.service().drain();
+  auto sent = f.channel.sent();
+  CHECK(std::find(sent.begin(), sent.end(), "⚠️ model: HTTP 500 (check the endpoint)") !=
+        sent.end());
+}
+
+TEST_CASE("a scheduled turn returns its reply and sends it to the chat", "[chat]") {
+  ChatFixture f;
+  f.provider.reply("reminder: water the plants");
+  auto reply = f.service().runScheduled("chat", "remind me");
+  REQUIRE(reply.isOk());
+  CHECK(reply.value() == "reminder: water the plants");
+  CHECK(f.channel.sent() == std::vector<std::string>{"reminder: water the plants"});
+}

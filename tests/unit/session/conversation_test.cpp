@@ -1,0 +1,173 @@
+#include "session/conversation.h"
+
+#include <catch2/catch.hpp>
+
+#include "unit/memory/temp_store.h"
+#include "unit/session/scripted_provider.h"
+
+using gantry::CancelToken;
+using gantry::ChatMessage;
+using gantry::Role;
+using gantry::Status;
+using gantry::session::Conversation;
+using gantry::session::ConversationOptions;
+using gantry::testing::ScriptedProvider;
+using gantry::testing::TempStore;
+
+namespace {
+
+struct Fixture {
+  TempStore temp;
+  ScriptedProvider provider;
+  gantry::store::MessageRepo messages{temp.store()};
+  int64_t session = 0;
+
+  explicit Fixture(int turns = 6) {
+    session = messages.session("chat").value();
+    for (int i = 0; i < turns; ++i) {
+      append(Role::kUser, "question " + std::to_string(i));
+      append(Role::kAssistant, "answer " + std::to_string(i));
+    }
+  }
+  void append(Role role, std::string text) {
+    ChatMessage m;
+    m.role = role;
+    m.content = std::move(text);
+    REQUIRE(messages.append(session, m).isOk());
+  }
+  static ConversationOptions options() {
+    ConversationOptions options;
+    options.bounds.max_messages = 6;
+    options.bounds.protected_turns = 2;
+    return options;
+  }
+  /// A conversation of "chat" with the user's next message recorded and the history bounded.
+  std::unique_ptr<Conversation> turn(const std::string& text,
+                                     ConversationOptions opts = options()) {
+    auto c = std::make_unique<Conversation>(temp.store(), provider, std::move(opts));
+    REQUIRE(c->open("chat").isOk());
+    REQUIRE(c->recordUser(text, {}).isOk());
+    CancelToken cancel;
+    REQUIRE(c->bound(cancel).isOk());
+    return c;
+  }
+};
+
+ChatMessage toolCallMessage(const std::string& id) {
+  ChatMessage m;
+  m.role = Role::kAssistant;
+  m.tool_calls.push_back({id, "lookup", "{}", {}});
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("turns past the bounds leave the history once they are summarised", "[session]") {
+  Fixture f;
+  f.provider.reply("The user asked six questions.");
+  auto c = f.turn("question 6");
+  CHECK(c->history().size() <= 6);
+  CHECK(c->history().back().content == "question 6");
+  CHECK(c->summary() == "The user asked six questions.");
+  CHECK(f.messages.historyCount(f.session).value() == static_cast<int64_t>(c->history().size()));
+}
+
+TEST_CASE("a failed fold keeps the oldest turns in the prompt and in the history", "[session]") {
+  Fixture f;
+  f.provider.fail(Status::error("model: HTTP 500"));
+  auto c = f.turn("question 6");
+  CHECK(c->history().size() == 13);
+  CHECK(c->history().front().content == "question 0");
+  CHECK(c->summary().empty());
+  CHECK(f.messages.historyCount(f.session).value() == 13);
+  // The next turn folds them once the model answers.
+  f.provider.reply("Seven questions.");
+  c = f.turn("question 7");
+  CHECK(c->history().size() <= 6);
+  CHECK(c->summary() == "Seven questions.");
+}
+
+TEST_CASE("a cancelled fold keeps the oldest turns in the prompt", "[session]") {
+  Fixture f;
+  f.provider.reply("never used");
+  Conversation c(f.temp.store(), f.provider, Fixture::options());
+  REQUIRE(c.open("chat").isOk());
+  REQUIRE(c.recordUser("question 6", {}).isOk());
+  CancelToken cancel;
+  cancel.cancel();
+  REQUIRE(c.bound(cancel).isOk());
+  CHECK(c.history().size() == 13);
+  CHECK(c.summary().empty());
+}
+
+TEST_CASE("the user message is recorded with its memory and time tail as sent", "[session]") {
+  Fixture f(0);
+  auto options = Fixture::options();
+  options.hydrate = [](const std::string& text) { return "[memory]\n- likes " + text + "\n"; };
+  options.now = [] { return "Monday 09:00 UTC"; };
+  auto c = f.turn("tea", options);
+  const std::string sent = c->history().back().content;
+  CHECK(sent == "[memory]\n- likes tea\n\n[now] Monday 09:00 UTC\n\ntea");
+  CHECK(f.messages.history(f.session).value().back().content == sent);
+}
+
+TEST_CASE("a memory block still in the history is not sent again", "[session]") {
+  Fixture f(0);
+  auto options = Fixture::options();
+  options.hydrate = [](const std::string&) { return "[memory]\n- likes tea\n"; };
+  options.now = [] { return "now"; };
+  f.turn("first", options);
+  f.append(Role::kAssistant, "ok");
+  auto c = f.turn("second", options);
+  CHECK(c->history().back().content == "[now] now\n\nsecond");
+  CHECK(f.messages.history(f.session).value().back().content == "[now] now\n\nsecond");
+  CHECK(c->history().front().content.rfind("[memory]", 0) == 0);
+}
+
+TEST_CASE("each request's history is a byte-exact prefix of the next turn's", "[session]") {
+  Fixture f(0);
+  auto options = Fixture::options();
+  options.bounds.max_messages = 100;
+  options.now = [] { return "now"; };
+  auto first = f.turn("one", options);
+  ChatMessage reply;
+  reply.role = Role::kAssistant;
+  reply.content = "two";
+  REQUIRE(first->recordReply(reply).isOk());
+  auto before = first->history();
+  auto second = f.turn("three", options);
+  REQUIRE(second->history().size() == before.size() + 1);
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    CHECK(second->history()[i].content == before[i].content);
+  }
+}
+
+TEST_CASE("tool calls are recorded as running rows and their results appended", "[session]") {
+  Fixture f(0);
+  auto c = f.turn("look it up");
+  auto rows = c->recordCalls(toolCallMessage("call_1"));
+  REQUIRE(rows.isOk());
+  REQUIRE(rows->size() == 1);
+  CHECK(f.messages.history(f.session).value().back().tool_calls.size() == 1);
+  REQUIRE(c->recordResult(rows->front(), {"call_1", "lookup", "{}", {}}, true, "found", 5).isOk());
+  auto record = f.messages.history(f.session).value();
+  CHECK(record.back().role == Role::kTool);
+  CHECK(record.back().tool_call_id == "call_1");
+  CHECK(c->history().back().content == "found");
+}
+
+TEST_CASE("tool results older than the last four collapse within a turn", "[session]") {
+  Fixture f(0);
+  auto c = f.turn("many lookups");
+  for (int i = 0; i < 5; ++i) {
+    std::string id = "call_" + std::to_string(i);
+    auto rows = c->recordCalls(toolCallMessage(id));
+    REQUIRE(rows.isOk());
+    REQUIRE(c->recordResult(rows->front(), {id, "lookup", "{}", {}}, true, "result", 1).isOk());
+    c->collapseToolResults();
+  }
+  CHECK(c->history()[2].content == "[tool lookup: 6 chars, truncated]");
+  CHECK(c->history().back().content == "result");
+  // The record keeps every result whole.
+  CHECK(f.messages.history(f.session).value()[2].content == "result");
+}
