@@ -327,3 +327,20 @@ TEST_CASE("gantry doctor --repair is refused while the instance is running", "[e
   auto repaired = runGantry(env, "", {"doctor", "--repair"});
   CHECK(repaired.code == 0);
 }
+
+TEST_CASE("gantry search prints the matching messages of the record, one per line", "[e2e]") {
+  FakeOpenAiServer llm;
+  llm.addReply(R"({"content":"Noted: the umbrella is in the hall."})");
+  Workspace ws("search");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  REQUIRE(runGantry(env, "where did I leave the umbrella?\n").code == 0);
+  auto found = runGantry(env, "", {"search", "umbrella", "--limit", "5"});
+  INFO(found.err);
+  CHECK(found.code == 0);
+  CHECK(count(found.out, "\n") == 2);
+  CHECK(found.out.find("\tuser\t") != std::string::npos);
+  CHECK(found.out.find("\tassistant\t") != std::string::npos);
+  CHECK(found.out.find("[umbrella]") != std::string::npos);
+  CHECK(runGantry(env, "", {"search"}).code == 2);
+  CHECK(runGantry(env, "", {"search", "x", "--limit", "zero"}).code == 2);
+}

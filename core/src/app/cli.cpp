@@ -1,5 +1,6 @@
 #include "app/cli.h"
 
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -18,6 +19,7 @@
 #include "mcp/host.h"
 #include "mcp/manifest.h"
 #include "memory/memory_command.h"
+#include "store/message_search.h"
 #include "store/store.h"
 #include "vault/secret_command.h"
 #include "vault/vault_location.h"
@@ -45,6 +47,7 @@ commands:
   memory list [--kind K] [--conflicts] | search QUERY | forget ID
   cron list | rm ID
   secret set NAME | list | rm NAME   keep secrets in DATA_DIR/vault (value from stdin)
+  search QUERY [--limit N]   search what the user and the model said
   doctor [--repair]   check the database (FTS index, tool calls left running); --repair fixes
   help                this text; `gantry COMMAND --help` for one command
 
@@ -159,6 +162,45 @@ int cronCommand(const Args& args) {
   return cron::cronCommand(*store, args, zone.value(), std::cout, std::cerr);
 }
 
+std::string isoTime(int64_t ms) {
+  const std::time_t seconds = ms / 1000;
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+int searchCommand(const Args& args) {
+  if (wantsHelp(args) || args.empty()) {
+    std::cout << "usage: gantry search QUERY [--limit N]\nSearches what the user and the model "
+                 "said (not tool results); prints id, time, role and the matching passage.\n";
+    return args.empty() ? 2 : 0;
+  }
+  int limit = 20;
+  Args words;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] != "--limit") {
+      words.push_back(args[i]);
+    } else if (i + 1 >= args.size() || (limit = std::atoi(args[++i].c_str())) <= 0) {
+      return usageError("--limit needs a positive number");
+    }
+  }
+  std::string query;
+  for (const auto& word : words) query += (query.empty() ? "" : " ") + word;
+  auto config = loadConfig();
+  if (!config) return 1;
+  auto store = openStore(*config, store::Access::kReadOnly);
+  if (!store) return 1;
+  auto hits = store::searchMessages(*store, query, limit);
+  if (!hits.isOk()) return std::cerr << "gantry: " << hits.status().message() << "\n", 1;
+  for (const auto& hit : hits.value()) {
+    std::cout << hit.message_id << "\t" << isoTime(hit.created_at) << "\t" << hit.role << "\t"
+              << hit.snippet << "\n";
+  }
+  return 0;
+}
+
 int secretCommand(const Args& args) {
   if (wantsHelp(args)) {
     std::cout << "usage: gantry secret set NAME | list | rm NAME\nKeeps secrets in DATA_DIR/vault, "
@@ -187,9 +229,10 @@ int main(int argc, char** argv) {
   std::string command = all.empty() ? "run" : all[0];
   Args args(all.empty() ? all.begin() : all.begin() + 1, all.end());
   static const std::map<std::string, int (*)(const Args&)> kCommands = {
-      {"run", runCommand},     {"version", versionCommand}, {"status", statusCommand},
-      {"tools", toolsCommand}, {"auth", authCommand},       {"memory", memoryCommand},
-      {"cron", cronCommand},   {"doctor", doctorCommand},   {"secret", secretCommand}};
+      {"run", runCommand},      {"version", versionCommand}, {"status", statusCommand},
+      {"tools", toolsCommand},  {"auth", authCommand},       {"memory", memoryCommand},
+      {"cron", cronCommand},    {"doctor", doctorCommand},   {"secret", secretCommand},
+      {"search", searchCommand}};
   if (command == "help" || command == "--help" || command == "-h") {
     std::cout << kUsage;
     return 0;

@@ -8,25 +8,38 @@ using Poco::Data::Keywords::now;
 
 namespace gantry::store {
 
+namespace {
+
+constexpr const char* kIndexes[][2] = {{"memory_fts", "the memory table"},
+                                       {"messages_fts", "the user and assistant messages"}};
+
+}  // namespace
+
 Status checkFts(Store& store) {
-  try {
-    std::lock_guard lock(store.mutex());
-    store.db().session << "INSERT INTO memory_fts(memory_fts, rank) VALUES ('integrity-check', 1)",
-        now;
-    return Status::ok();
-  } catch (const Poco::Exception& e) {
-    return Status::error("memory_fts does not match the memory table: " + e.displayText());
+  std::lock_guard lock(store.mutex());
+  for (const auto& [index, table] : kIndexes) {
+    try {
+      store.db().session << "INSERT INTO " << index << "(" << index
+                         << ", rank) VALUES ('integrity-check', 1)",
+          now;
+    } catch (const Poco::Exception& e) {
+      return Status::error(std::string(index) + " does not match " + table + ": " +
+                           e.displayText());
+    }
   }
+  return Status::ok();
 }
 
 Status rebuildFts(Store& store) {
-  try {
-    std::lock_guard lock(store.mutex());
-    store.db().session << "INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')", now;
-    return Status::ok();
-  } catch (const Poco::Exception& e) {
-    return Status::error("store: rebuilding memory_fts: " + e.displayText());
+  std::lock_guard lock(store.mutex());
+  for (const auto& [index, table] : kIndexes) {
+    try {
+      store.db().session << "INSERT INTO " << index << "(" << index << ") VALUES ('rebuild')", now;
+    } catch (const Poco::Exception& e) {
+      return Status::error("store: rebuilding " + std::string(index) + ": " + e.displayText());
+    }
   }
+  return Status::ok();
 }
 
 }  // namespace gantry::store

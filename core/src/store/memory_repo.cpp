@@ -59,20 +59,6 @@ std::vector<MemoryRow> toRows(const std::vector<RowTuple>& tuples) {
   return rows;
 }
 
-// Runs fn under the store lock, turning Poco exceptions into an error naming the operation.
-template <class Fn>
-auto locked(Store& store, const char* what, Fn&& fn) -> decltype(fn(store.db().session)) {
-  try {
-    std::lock_guard lock(store.mutex());
-    return fn(store.db().session);
-  } catch (const Poco::Exception& e) {
-    return Status::error(std::string("memory: ") + what + ": " + e.displayText() +
-                         " (check the database with gantry doctor)");
-  } catch (const std::exception& e) {
-    return Status::error(std::string("memory: ") + what + ": " + e.what());
-  }
-}
-
 bool isWordByte(unsigned char c) { return c >= 0x80 || std::isalnum(c) != 0; }
 
 // The distinct words of text (letters, digits, any non-ASCII byte), at most kMaxQueryWords.
@@ -225,7 +211,7 @@ std::string ftsQuery(std::string_view text, MatchMode mode) {
 }
 
 Result<int64_t> MemoryRepo::insert(const NewMemory& row) {
-  return locked(store_, "store", [&](Poco::Data::Session& session) -> Result<int64_t> {
+  return locked(store_, "memory", "store", [&](Poco::Data::Session& session) -> Result<int64_t> {
     Poco::Int64 id = 0;
     NewMemory r = row;
     Poco::Int64 created = nowMs();
@@ -240,21 +226,22 @@ Result<int64_t> MemoryRepo::insert(const NewMemory& row) {
 }
 
 Result<std::optional<MemoryRow>> MemoryRepo::get(int64_t id) {
-  return locked(
-      store_, "get", [&](Poco::Data::Session& session) -> Result<std::optional<MemoryRow>> {
-        std::vector<RowTuple> rows;
-        Poco::Int64 key = id;
-        session << std::string("SELECT ") + kColumns + ", 0.0 FROM memory m WHERE m.id = ?",
-            use(key), into(rows), now;
-        if (rows.empty()) return std::optional<MemoryRow>();
-        return std::optional<MemoryRow>(toRow(rows.front()));
-      });
+  return locked(store_, "memory", "get",
+                [&](Poco::Data::Session& session) -> Result<std::optional<MemoryRow>> {
+                  std::vector<RowTuple> rows;
+                  Poco::Int64 key = id;
+                  session << std::string("SELECT ") + kColumns +
+                                 ", 0.0 FROM memory m WHERE m.id = ?",
+                      use(key), into(rows), now;
+                  if (rows.empty()) return std::optional<MemoryRow>();
+                  return std::optional<MemoryRow>(toRow(rows.front()));
+                });
 }
 
 Result<std::vector<MemoryRow>> MemoryRepo::matchActive(std::string_view query, int limit,
                                                        int64_t now_ms, MatchMode mode) {
   if (queryWords(query).empty() || limit <= 0) return std::vector<MemoryRow>();
-  return locked(store_, "recall",
+  return locked(store_, "memory", "recall",
                 [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
                   Match match = matchFor(session, query, mode);
                   std::vector<RowTuple> rows;
@@ -271,7 +258,7 @@ Result<std::vector<MemoryRow>> MemoryRepo::matchActive(std::string_view query, i
 
 Result<std::vector<MemoryRow>> MemoryRepo::search(std::string_view query, int limit) {
   if (queryWords(query).empty() || limit <= 0) return std::vector<MemoryRow>();
-  return locked(store_, "search",
+  return locked(store_, "memory", "search",
                 [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
                   Match match = matchFor(session, query, MatchMode::kAnyWord);
                   std::vector<RowTuple> rows;
@@ -287,7 +274,8 @@ Result<std::vector<MemoryRow>> MemoryRepo::search(std::string_view query, int li
 
 Result<std::vector<MemoryRow>> MemoryRepo::list(std::string_view kind, int limit) {
   return locked(
-      store_, "list", [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
+      store_, "memory", "list",
+      [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
         std::vector<RowTuple> rows;
         std::string k(kind);
         int cap = limit > 0 ? limit : -1;
@@ -303,19 +291,20 @@ Result<std::vector<MemoryRow>> MemoryRepo::active(const std::vector<std::string>
                                                   int64_t now_ms) {
   std::string list = quoteList(kinds);
   if (list.empty() || limit <= 0) return std::vector<MemoryRow>();
-  return locked(
-      store_, "active", [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
-        std::vector<RowTuple> rows;
-        Poco::Int64 at = now_ms;
-        session << std::string("SELECT ") + kColumns + ", 0.0 FROM memory m WHERE m.kind IN (" +
-                       list + ") AND " + kActive + " ORDER BY m.id DESC LIMIT ?",
-            use(at), use(limit), into(rows), now;
-        return toRows(rows);
-      });
+  return locked(store_, "memory", "active",
+                [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
+                  std::vector<RowTuple> rows;
+                  Poco::Int64 at = now_ms;
+                  session << std::string("SELECT ") + kColumns +
+                                 ", 0.0 FROM memory m WHERE m.kind IN (" + list + ") AND " +
+                                 kActive + " ORDER BY m.id DESC LIMIT ?",
+                      use(at), use(limit), into(rows), now;
+                  return toRows(rows);
+                });
 }
 
 Result<int64_t> MemoryRepo::count() {
-  return locked(store_, "count", [&](Poco::Data::Session& session) -> Result<int64_t> {
+  return locked(store_, "memory", "count", [&](Poco::Data::Session& session) -> Result<int64_t> {
     Poco::Int64 n = 0;
     session << "SELECT COUNT(*) FROM memory", into(n), now;
     return static_cast<int64_t>(n);
@@ -323,7 +312,7 @@ Result<int64_t> MemoryRepo::count() {
 }
 
 Result<std::vector<MemoryRow>> MemoryRepo::forgetById(int64_t id) {
-  return locked(store_, "forget",
+  return locked(store_, "memory", "forget",
                 [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
                   return deleteChains(session, {id});
                 });
@@ -335,7 +324,7 @@ Result<std::vector<MemoryRow>> MemoryRepo::forgetByQuery(std::string_view query,
   if (!matches.isOk()) return matches.status();
   std::vector<int64_t> ids;
   for (const auto& row : matches.value()) ids.push_back(row.id);
-  return locked(store_, "forget",
+  return locked(store_, "memory", "forget",
                 [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
                   return deleteChains(session, ids);
                 });
@@ -343,7 +332,7 @@ Result<std::vector<MemoryRow>> MemoryRepo::forgetByQuery(std::string_view query,
 
 Status MemoryRepo::supersede(int64_t id, int64_t by_id) {
   if (id == by_id) return Status::error("memory: supersede: a row cannot supersede itself");
-  return locked(store_, "supersede", [&](Poco::Data::Session& session) -> Status {
+  return locked(store_, "memory", "supersede", [&](Poco::Data::Session& session) -> Status {
     Poco::Int64 target = id, by = by_id, at = nowMs();
     session << "UPDATE memory SET superseded_by = ?, updated_at = ? WHERE id = ?", use(by), use(at),
         use(target), now;
@@ -352,7 +341,7 @@ Status MemoryRepo::supersede(int64_t id, int64_t by_id) {
 }
 
 Status MemoryRepo::setExpiry(int64_t id, int64_t expires_at) {
-  return locked(store_, "expire", [&](Poco::Data::Session& session) -> Status {
+  return locked(store_, "memory", "expire", [&](Poco::Data::Session& session) -> Status {
     Poco::Int64 target = id;
     Poco::Nullable<Poco::Int64> at;
     if (expires_at != 0) at = expires_at;
@@ -362,7 +351,7 @@ Status MemoryRepo::setExpiry(int64_t id, int64_t expires_at) {
 }
 
 Result<int> MemoryRepo::purgeExpired(int64_t now_ms) {
-  return locked(store_, "purge", [&](Poco::Data::Session& session) -> Result<int> {
+  return locked(store_, "memory", "purge", [&](Poco::Data::Session& session) -> Result<int> {
     std::vector<Poco::Int64> expired;
     Poco::Int64 at = now_ms;
     session << "SELECT id FROM memory WHERE expires_at IS NOT NULL AND expires_at <= ?", use(at),
@@ -374,7 +363,8 @@ Result<int> MemoryRepo::purgeExpired(int64_t now_ms) {
 
 Result<std::vector<MemoryRow>> MemoryRepo::unconsolidatedEpisodes(int limit, int64_t now_ms) {
   return locked(
-      store_, "episodes", [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
+      store_, "memory", "episodes",
+      [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
         std::vector<RowTuple> rows;
         Poco::Int64 at = now_ms;
         session << std::string("SELECT ") + kColumns +
@@ -387,7 +377,7 @@ Result<std::vector<MemoryRow>> MemoryRepo::unconsolidatedEpisodes(int limit, int
 
 Status MemoryRepo::markConsolidated(const std::vector<int64_t>& ids) {
   if (ids.empty()) return Status::ok();
-  return locked(store_, "mark consolidated", [&](Poco::Data::Session& session) -> Status {
+  return locked(store_, "memory", "mark consolidated", [&](Poco::Data::Session& session) -> Status {
     session << "UPDATE memory SET consolidated = 1 WHERE id IN (" + idList(ids) + ")", now;
     return Status::ok();
   });
@@ -395,7 +385,7 @@ Status MemoryRepo::markConsolidated(const std::vector<int64_t>& ids) {
 
 Result<int64_t> MemoryRepo::insertConflict(const std::string& subject, const std::string& content,
                                            const std::string& persona_excerpt) {
-  return locked(store_, "conflict", [&](Poco::Data::Session& session) -> Result<int64_t> {
+  return locked(store_, "memory", "conflict", [&](Poco::Data::Session& session) -> Result<int64_t> {
     Poco::Int64 id = 0, at = nowMs();
     std::string s = subject, c = content, p = persona_excerpt;
     session << "INSERT INTO memory_conflicts(memory_subject, memory_content, persona_excerpt, "
@@ -407,7 +397,7 @@ Result<int64_t> MemoryRepo::insertConflict(const std::string& subject, const std
 
 Result<std::vector<MemoryConflict>> MemoryRepo::conflicts(bool include_resolved) {
   return locked(
-      store_, "conflicts",
+      store_, "memory", "conflicts",
       [&](Poco::Data::Session& session) -> Result<std::vector<MemoryConflict>> {
         std::vector<
             Poco::Tuple<Poco::Int64, std::string, std::string, std::string, Poco::Int64, int>>

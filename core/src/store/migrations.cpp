@@ -127,10 +127,30 @@ CREATE TABLE inbox(
 CREATE INDEX inbox_pending ON inbox(handled_at, id);
 )sql";
 
+// Full-text search over what the user and the model said (never tool payloads): the index's
+// content is a view of those rows, so a rebuild cannot pull tool results in. And one row per
+// model call for `gantry usage`.
+constexpr std::string_view kV3 = R"sql(
+CREATE VIEW message_text AS SELECT id, content FROM messages WHERE role IN ('user','assistant');
+CREATE VIRTUAL TABLE messages_fts USING fts5(content, content='message_text', content_rowid='id');
+CREATE TRIGGER messages_fts_ai AFTER INSERT ON messages WHEN new.role IN ('user','assistant') BEGIN
+  INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER messages_fts_ad AFTER DELETE ON messages WHEN old.role IN ('user','assistant') BEGIN
+  INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+CREATE TRIGGER messages_fts_au AFTER UPDATE OF content ON messages
+    WHEN old.role IN ('user','assistant') BEGIN
+  INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+  INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
+)sql";
+
 }  // namespace
 
 const std::vector<std::string_view>& migrations() {
-  static const std::vector<std::string_view> kAll = {kV1, kV2};
+  static const std::vector<std::string_view> kAll = {kV1, kV2, kV3};
   return kAll;
 }
 

@@ -10,22 +10,9 @@ using Poco::Data::Keywords::now;
 using Poco::Data::Keywords::use;
 
 namespace gantry::store {
-namespace {
-
-template <class Fn>
-auto locked(Store& store, const char* what, Fn&& fn) -> decltype(fn(store.db().session)) {
-  try {
-    std::lock_guard lock(store.mutex());
-    return fn(store.db().session);
-  } catch (const Poco::Exception& e) {
-    return Status::error(std::string("session: ") + what + ": " + e.displayText());
-  }
-}
-
-}  // namespace
 
 Result<int64_t> SessionRepo::open(const std::string& chat_id) {
-  return locked(store_, "open", [&](Poco::Data::Session& session) -> Result<int64_t> {
+  return locked(store_, "session", "open", [&](Poco::Data::Session& session) -> Result<int64_t> {
     std::string chat = chat_id;
     Poco::Int64 at = nowMs(), id = 0;
     session << "INSERT INTO sessions(chat_id, created_at, updated_at) VALUES (?, ?, ?) "
@@ -37,16 +24,17 @@ Result<int64_t> SessionRepo::open(const std::string& chat_id) {
 }
 
 Result<std::string> SessionRepo::summary(int64_t session_id) {
-  return locked(store_, "summary", [&](Poco::Data::Session& session) -> Result<std::string> {
-    std::vector<std::string> rows;
-    Poco::Int64 id = session_id;
-    session << "SELECT summary FROM sessions WHERE id = ?", use(id), into(rows), now;
-    return rows.empty() ? std::string() : rows.front();
-  });
+  return locked(store_, "session", "summary",
+                [&](Poco::Data::Session& session) -> Result<std::string> {
+                  std::vector<std::string> rows;
+                  Poco::Int64 id = session_id;
+                  session << "SELECT summary FROM sessions WHERE id = ?", use(id), into(rows), now;
+                  return rows.empty() ? std::string() : rows.front();
+                });
 }
 
 Status SessionRepo::setSummary(int64_t session_id, const std::string& summary) {
-  return locked(store_, "set summary", [&](Poco::Data::Session& session) -> Status {
+  return locked(store_, "session", "set summary", [&](Poco::Data::Session& session) -> Status {
     std::string text = summary;
     Poco::Int64 id = session_id, at = nowMs();
     session << "UPDATE sessions SET summary = ?, updated_at = ? WHERE id = ?", use(text), use(at),
@@ -57,7 +45,7 @@ Status SessionRepo::setSummary(int64_t session_id, const std::string& summary) {
 
 Result<std::vector<SessionSummary>> SessionRepo::recentSummaries(int64_t since_ms, int limit) {
   return locked(
-      store_, "recent summaries",
+      store_, "session", "recent summaries",
       [&](Poco::Data::Session& session) -> Result<std::vector<SessionSummary>> {
         std::vector<Poco::Tuple<Poco::Int64, std::string, std::string, Poco::Int64>> rows;
         Poco::Int64 since = since_ms;

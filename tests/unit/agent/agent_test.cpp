@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
-#include "fakes/signal.h"
+#include "fakes/one_shot_event.h"
 #include "unit/agent/agent_fixture.h"
 
 using gantry::CancelToken;
@@ -13,7 +13,7 @@ using gantry::Role;
 using gantry::Status;
 using gantry::testing::AgentFixture;
 using gantry::testing::call;
-using gantry::testing::Signal;
+using gantry::testing::OneShotEvent;
 using gantry::tools::ToolResult;
 
 namespace {
@@ -89,7 +89,7 @@ TEST_CASE("calls of one round run concurrently", "[agent]") {
   AgentFixture f;
   f.provider.callTools({call("c1", "lookup"), call("c2", "fetch")});
   f.provider.reply("done");
-  Signal lookup_started, fetch_started;
+  OneShotEvent lookup_started, fetch_started;
   bool met = false;
   f.tools.handler = [&](const std::string& name, const std::string&) {
     // Each call waits for the other to start: only concurrent calls can both get past this.
@@ -107,7 +107,7 @@ TEST_CASE("calls to a serialized source run one at a time, in call order", "[age
   AgentFixture f;
   f.provider.callTools({call("c1", "serial__a"), call("c2", "serial__b"), call("c3", "serial__a")});
   f.provider.reply("done");
-  Signal b_started;
+  OneShotEvent b_started;
   f.serial.handler = [&](const std::string& name, const std::string&) {
     if (name == "serial__b") b_started.set();
     // The first call gives a concurrent second call time to start; it must not.
@@ -125,7 +125,7 @@ TEST_CASE("results are kept in tool_call_id order though calls finish out of ord
   AgentFixture f;
   f.provider.callTools({call("c1", "lookup"), call("c2", "fetch")});
   f.provider.reply("done");
-  Signal fetch_done;
+  OneShotEvent fetch_done;
   f.tools.handler = [&](const std::string& name, const std::string&) {
     if (name == "lookup") fetch_done.wait();  // finishes after fetch
     if (name == "fetch") fetch_done.set();

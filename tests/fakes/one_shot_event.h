@@ -1,5 +1,5 @@
 #pragma once
-/// Signal: a one-shot event a test waits for, so threads meet without sleeps. wait() gives up
+/// OneShotEvent: an event a test waits for, so threads meet without sleeps. wait() gives up
 /// after a guard time only so that a broken build fails instead of hanging.
 
 #include <chrono>
@@ -8,7 +8,7 @@
 
 namespace gantry::testing {
 
-class Signal {
+class OneShotEvent {
  public:
   /// Sets the signal and wakes every waiter. Thread-safe, idempotent.
   void set() {

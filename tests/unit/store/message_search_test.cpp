@@ -1,0 +1,70 @@
+#include "store/message_search.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "store/maintenance.h"
+#include "store/message_repo.h"
+
+namespace fs = std::filesystem;
+using namespace gantry;
+
+namespace {
+
+std::unique_ptr<store::Store> freshStore(const char* name) {
+  fs::path dir = fs::temp_directory_path() / ("gantry_search_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::remove(dir / name);
+  auto s = store::Store::open((dir / name).string());
+  REQUIRE(s.isOk());
+  return std::move(s.value());
+}
+
+ChatMessage message(Role role, std::string content) {
+  ChatMessage m;
+  m.role = role;
+  m.content = std::move(content);
+  if (role == Role::kTool) m.tool_call_id = "c1";
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("search finds what the user and the model said, never tool results", "[store]") {
+  auto s = freshStore("search.db");
+  store::MessageRepo repo(*s);
+  auto session = repo.session("chat-1").value();
+  auto asked = repo.append(session, message(Role::kUser, "where is the blue umbrella?")).value();
+  repo.append(session, message(Role::kTool, "umbrella listed in the shed inventory"));
+  repo.append(session, message(Role::kAssistant, "The umbrella is in the hall."));
+  auto hits = store::searchMessages(*s, "umbrella", 10);
+  REQUIRE(hits.isOk());
+  REQUIRE(hits->size() == 2);
+  for (const auto& hit : hits.value()) CHECK(hit.role != "tool");
+  CHECK(hits->at(0).snippet.find("[umbrella]") != std::string::npos);
+  REQUIRE(repo.setContent(asked, "where is the red kite?").isOk());
+  CHECK(store::searchMessages(*s, "blue", 10)->empty());
+  CHECK(store::searchMessages(*s, "kite", 10)->size() == 1);
+}
+
+TEST_CASE("search text with FTS5 syntax is plain words, and an empty query finds nothing",
+          "[store]") {
+  auto s = freshStore("syntax.db");
+  store::MessageRepo repo(*s);
+  repo.append(repo.session("c").value(), message(Role::kUser, "NEAR the AND gate \"quoted\""));
+  auto odd = store::searchMessages(*s, "NEAR( AND \"quoted* ^", 10);
+  REQUIRE(odd.isOk());
+  CHECK(odd->size() == 1);
+  CHECK(store::searchMessages(*s, "  ", 10)->empty());
+  CHECK(store::searchMessages(*s, "gate", 0)->empty());
+}
+
+TEST_CASE("doctor's index check covers the message index and a rebuild restores it", "[store]") {
+  auto s = freshStore("doctor.db");
+  store::MessageRepo repo(*s);
+  repo.append(repo.session("c").value(), message(Role::kUser, "indexed words"));
+  CHECK(store::checkFts(*s).isOk());
+  REQUIRE(store::rebuildFts(*s).isOk());
+  CHECK(store::searchMessages(*s, "indexed", 5)->size() == 1);
+  CHECK(store::checkFts(*s).isOk());
+}
