@@ -344,3 +344,17 @@ TEST_CASE("gantry search prints the matching messages of the record, one per lin
   CHECK(runGantry(env, "", {"search"}).code == 2);
   CHECK(runGantry(env, "", {"search", "x", "--limit", "zero"}).code == 2);
 }
+
+TEST_CASE("every model call leaves a usage row; gantry usage prints the day's totals", "[e2e]") {
+  FakeOpenAiServer llm;
+  llm.addReply(R"({"content":"one","usage":{"prompt_tokens":120,"completion_tokens":7}})");
+  llm.addReply(R"({"content":"two","usage":{"prompt_tokens":130,"completion_tokens":8}})");
+  Workspace ws("usage");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  REQUIRE(runGantry(env, "first\nsecond\n").code == 0);
+  auto usage = runGantry(env, "", {"usage", "--days", "1"});
+  INFO(usage.err);
+  CHECK(usage.code == 0);
+  CHECK(usage.out.find("\t2\t250\t15\t0\n") != std::string::npos);
+  CHECK(runGantry(env, "", {"usage", "--days", "0"}).code == 2);
+}

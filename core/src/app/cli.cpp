@@ -21,6 +21,7 @@
 #include "memory/memory_command.h"
 #include "store/message_search.h"
 #include "store/store.h"
+#include "store/usage_repo.h"
 #include "vault/secret_command.h"
 #include "vault/vault_location.h"
 
@@ -48,6 +49,7 @@ commands:
   cron list | rm ID
   secret set NAME | list | rm NAME   keep secrets in DATA_DIR/vault (value from stdin)
   search QUERY [--limit N]   search what the user and the model said
+  usage [--days N]    model calls and tokens per day
   doctor [--repair]   check the database (FTS index, tool calls left running); --repair fixes
   help                this text; `gantry COMMAND --help` for one command
 
@@ -201,6 +203,31 @@ int searchCommand(const Args& args) {
   return 0;
 }
 
+int usageCommand(const Args& args) {
+  if (wantsHelp(args)) {
+    std::cout << "usage: gantry usage [--days N]\nModel calls per UTC day over the last N days "
+                 "(default 7): date, calls, prompt, completion and cached tokens; a trailing "
+                 "'est:K' says K calls' tokens are chars/4 estimates.\n";
+    return 0;
+  }
+  int days = 7;
+  if (args.size() == 2 && args[0] == "--days") days = std::atoi(args[1].c_str());
+  if ((!args.empty() && args.size() != 2) || days <= 0) return usageError("usage takes [--days N]");
+  auto config = loadConfig();
+  if (!config) return 1;
+  auto store = openStore(*config, store::Access::kReadOnly);
+  if (!store) return 1;
+  auto rows = store::UsageRepo(*store).daily(days, store::nowMs());
+  if (!rows.isOk()) return std::cerr << "gantry: " << rows.status().message() << "\n", 1;
+  for (const auto& day : rows.value()) {
+    std::cout << day.date << "\t" << day.calls << "\t" << day.prompt_tokens << "\t"
+              << day.completion_tokens << "\t" << day.cached_tokens
+              << (day.estimated_calls > 0 ? "\test:" + std::to_string(day.estimated_calls) : "")
+              << "\n";
+  }
+  return 0;
+}
+
 int secretCommand(const Args& args) {
   if (wantsHelp(args)) {
     std::cout << "usage: gantry secret set NAME | list | rm NAME\nKeeps secrets in DATA_DIR/vault, "
@@ -229,10 +256,10 @@ int main(int argc, char** argv) {
   std::string command = all.empty() ? "run" : all[0];
   Args args(all.empty() ? all.begin() : all.begin() + 1, all.end());
   static const std::map<std::string, int (*)(const Args&)> kCommands = {
-      {"run", runCommand},      {"version", versionCommand}, {"status", statusCommand},
-      {"tools", toolsCommand},  {"auth", authCommand},       {"memory", memoryCommand},
-      {"cron", cronCommand},    {"doctor", doctorCommand},   {"secret", secretCommand},
-      {"search", searchCommand}};
+      {"run", runCommand},       {"version", versionCommand}, {"status", statusCommand},
+      {"tools", toolsCommand},   {"auth", authCommand},       {"memory", memoryCommand},
+      {"cron", cronCommand},     {"doctor", doctorCommand},   {"secret", secretCommand},
+      {"search", searchCommand}, {"usage", usageCommand}};
   if (command == "help" || command == "--help" || command == "-h") {
     std::cout << kUsage;
     return 0;

@@ -92,6 +92,7 @@ class Daemon {
       log::warn("tool_call_closed_after_crash", {{"name", call.name}, {"call_id", call.call_id}});
     }
     heartbeat_ = std::make_unique<store::HeartbeatRepo>(*store_);
+    usage_ = std::make_unique<store::UsageRepo>(*store_);
     check(heartbeat_->boot(::getpid(), config_.heartbeat_seconds, config_.channel));
   }
 
@@ -106,7 +107,7 @@ class Daemon {
     redactSecrets(channel_module);
     redactSecrets(provider_module);
     module_provider_ = take(modules::createProvider(provider_module, *provider_host_));
-    provider_ = std::make_unique<RecordingProvider>(*module_provider_, *heartbeat_);
+    provider_ = std::make_unique<RecordingProvider>(*module_provider_, *heartbeat_, *usage_);
     channel_ = take(modules::createChannel(channel_module, *channel_host_));
     startErrorReporting();
     log::info("modules_loaded",
@@ -338,6 +339,7 @@ class Daemon {
   persona::Persona persona_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<store::HeartbeatRepo> heartbeat_;
+  std::unique_ptr<store::UsageRepo> usage_;
   std::atomic<bool> stopping_{false};
   std::atomic<int64_t> last_receive_ok_{0};
   std::unique_ptr<CoreHost> channel_host_, provider_host_;

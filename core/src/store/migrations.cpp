@@ -145,6 +145,17 @@ CREATE TRIGGER messages_fts_au AFTER UPDATE OF content ON messages
   INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
 END;
 INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
+CREATE TABLE usage(
+  id INTEGER PRIMARY KEY,
+  at INTEGER NOT NULL,
+  model TEXT NOT NULL,
+  prompt_tokens INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL,
+  cached_tokens INTEGER NOT NULL DEFAULT 0,
+  estimated INTEGER NOT NULL,
+  dur_ms INTEGER NOT NULL,
+  outcome TEXT NOT NULL);
+CREATE INDEX usage_at ON usage(at);
 )sql";
 
 }  // namespace

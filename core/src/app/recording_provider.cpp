@@ -1,0 +1,43 @@
+#include "app/recording_provider.h"
+
+#include "log/log.h"
+#include "session/history_bounds.h"
+#include "store/store.h"
+
+namespace gantry::app {
+
+Result<ChatResponse> RecordingProvider::chat(const ChatRequest& request,
+                                             const StreamCallbacks* callbacks,
+                                             const CancelToken& cancel) noexcept {
+  const int64_t started = store::nowMs();
+  auto response = inner_.chat(request, callbacks, cancel);
+  if (!response.status().isCancelled()) {
+    heartbeat_.modelOutcome(response.isOk() ? "ok" : "error: " + response.status().message());
+  }
+  recordUsage(request, response, started);
+  return response;
+}
+
+// Endpoints that report no usage get chars/4 estimates, marked as such.
+void RecordingProvider::recordUsage(const ChatRequest& request,
+                                    const Result<ChatResponse>& response,
+                                    int64_t started_ms) noexcept {
+  store::UsageRow row;
+  row.at = started_ms;
+  row.model = inner_.model();
+  row.dur_ms = store::nowMs() - started_ms;
+  row.outcome = response.isOk() ? "ok" : response.status().isCancelled() ? "cancelled" : "error";
+  if (response.isOk()) {
+    row.prompt_tokens = response->usage.prompt_tokens;
+    row.completion_tokens = response->usage.completion_tokens;
+  }
+  if (row.prompt_tokens == 0 && row.completion_tokens == 0) {
+    row.estimated = true;
+    if (request.messages) row.prompt_tokens = session::estimateTokens(*request.messages);
+    if (response.isOk()) row.completion_tokens = session::estimateTokens(response->message);
+  }
+  auto status = usage_.record(row);
+  if (!status.isOk()) log::warn("usage_not_recorded", {{"error", status.message()}});
+}
+
+}  // namespace gantry::app

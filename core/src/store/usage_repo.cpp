@@ -1,0 +1,48 @@
+#include "store/usage_repo.h"
+
+#include <Poco/Data/Session.h>
+#include <Poco/Tuple.h>
+
+#include "store/db.h"
+
+using Poco::Data::Keywords::into;
+using Poco::Data::Keywords::now;
+using Poco::Data::Keywords::use;
+
+namespace gantry::store {
+
+Status UsageRepo::record(const UsageRow& row) {
+  return locked(store_, "usage", "record", [&](Poco::Data::Session& session) -> Status {
+    UsageRow r = row;
+    int estimated = r.estimated ? 1 : 0;
+    session << "INSERT INTO usage(at, model, prompt_tokens, completion_tokens, cached_tokens, "
+               "estimated, dur_ms, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        use(r.at), use(r.model), use(r.prompt_tokens), use(r.completion_tokens),
+        use(r.cached_tokens), use(estimated), use(r.dur_ms), use(r.outcome), now;
+    return Status::ok();
+  });
+}
+
+Result<std::vector<UsageDay>> UsageRepo::daily(int days, int64_t now_ms) {
+  return locked(
+      store_, "usage", "daily", [&](Poco::Data::Session& session) -> Result<std::vector<UsageDay>> {
+        // Midnight UTC `days - 1` days ago: today counts as one day.
+        Poco::Int64 since = (now_ms / 86400000 - (days - 1)) * 86400000;
+        std::vector<Poco::Tuple<std::string, Poco::Int64, Poco::Int64, Poco::Int64, Poco::Int64,
+                                Poco::Int64>>
+            rows;
+        session << "SELECT strftime('%Y-%m-%d', at / 1000, 'unixepoch') AS day, "
+                   "count(*), sum(prompt_tokens), sum(completion_tokens), "
+                   "sum(cached_tokens), sum(estimated) FROM usage WHERE at >= ? "
+                   "GROUP BY day ORDER BY day",
+            use(since), into(rows), now;
+        std::vector<UsageDay> out;
+        for (const auto& row : rows) {
+          out.push_back(
+              {row.get<0>(), row.get<1>(), row.get<2>(), row.get<3>(), row.get<4>(), row.get<5>()});
+        }
+        return out;
+      });
+}
+
+}  // namespace gantry::store

@@ -1,0 +1,56 @@
+#include "store/usage_repo.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+using namespace gantry;
+
+namespace {
+
+std::unique_ptr<store::Store> freshStore(const char* name) {
+  fs::path dir = fs::temp_directory_path() / ("gantry_usage_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::remove(dir / name);
+  auto s = store::Store::open((dir / name).string());
+  REQUIRE(s.isOk());
+  return std::move(s.value());
+}
+
+constexpr int64_t kDay = 86400000;
+constexpr int64_t kDec1 = 20423 * kDay;  // 2025-12-01T00:00:00Z
+
+store::UsageRow call(int64_t at, int64_t prompt, int64_t completion, bool estimated = false) {
+  store::UsageRow row;
+  row.at = at;
+  row.model = "m";
+  row.prompt_tokens = prompt;
+  row.completion_tokens = completion;
+  row.cached_tokens = prompt / 2;
+  row.estimated = estimated;
+  row.outcome = "ok";
+  return row;
+}
+
+}  // namespace
+
+TEST_CASE("usage sums model calls per UTC day over the days asked for", "[store]") {
+  auto s = freshStore("usage.db");
+  store::UsageRepo repo(*s);
+  REQUIRE(repo.record(call(kDec1 - 1, 1, 1)).isOk());      // Nov 30, 23:59:59.999
+  REQUIRE(repo.record(call(kDec1 + 10, 100, 20)).isOk());  // Dec 1
+  REQUIRE(repo.record(call(kDec1 + 3600000, 50, 5, true)).isOk());
+  REQUIRE(repo.record(call(kDec1 + kDay + 5, 7, 3)).isOk());  // Dec 2
+  auto two = repo.daily(2, kDec1 + kDay + 100);
+  REQUIRE(two.isOk());
+  REQUIRE(two->size() == 2);
+  CHECK(two->at(0).date == "2025-12-01");
+  CHECK(two->at(0).calls == 2);
+  CHECK(two->at(0).prompt_tokens == 150);
+  CHECK(two->at(0).completion_tokens == 25);
+  CHECK(two->at(0).cached_tokens == 75);
+  CHECK(two->at(0).estimated_calls == 1);
+  CHECK(two->at(1).date == "2025-12-02");
+  CHECK(repo.daily(3, kDec1 + kDay + 100)->size() == 3);
+  CHECK(repo.daily(1, kDec1 + kDay + 100)->size() == 1);
+}
