@@ -352,6 +352,9 @@ TEST_CASE("every model call leaves a usage row; gantry usage prints the day's to
   Workspace ws("usage");
   auto env = gantry::e2e::stdioEnv(ws, llm.port());
   REQUIRE(runGantry(env, "first\nsecond\n").code == 0);
+  auto status = runGantry(env, "/status\n");
+  CHECK(status.out.find("today: 2 model calls, 250 prompt / 15 completion tokens") !=
+        std::string::npos);
   auto usage = runGantry(env, "", {"usage", "--days", "1"});
   INFO(usage.err);
   CHECK(usage.code == 0);

@@ -5,6 +5,7 @@
 #include "store/memory_repo.h"
 #include "store/message_repo.h"
 #include "store/session_repo.h"
+#include "store/usage_repo.h"
 
 namespace gantry::app {
 namespace {
@@ -64,6 +65,19 @@ std::string formatDuration(int64_t ms) {
   return std::to_string(s / 86400) + "d " + std::to_string(s % 86400 / 3600) + "h";
 }
 
+std::string usageLine(const StatusInputs& in) {
+  auto today = store::UsageRepo(*in.store).daily(1, store::nowMs());
+  if (!today.isOk()) return "today: usage unknown (" + today.status().message() + ")";
+  if (today->empty()) return "today: no model calls";
+  const auto& day = today->front();
+  std::string line = "today: " + std::to_string(day.calls) + " model calls, " +
+                     std::to_string(day.prompt_tokens) + " prompt / " +
+                     std::to_string(day.completion_tokens) + " completion tokens";
+  if (day.cached_tokens > 0) line += ", " + std::to_string(day.cached_tokens) + " cached";
+  if (day.estimated_calls > 0) line += " (" + std::to_string(day.estimated_calls) + " estimated)";
+  return line + " (UTC day)";
+}
+
 std::string statusText(const StatusInputs& in, const std::string& chat_id) {
   auto schemas = in.catalog->schemas();
   std::string text = "model: " + in.provider->model() + " (" + in.config->provider + ")\n";
@@ -72,7 +86,8 @@ std::string statusText(const StatusInputs& in, const std::string& chat_id) {
   text += "tools: " + std::to_string(schemas.size()) + " published, ~" +
           std::to_string(schemaTokens(schemas)) + " tokens (estimate)\n";
   text += memoryLine(in) + "\n";
-  text += lastTurnLine(in);
+  text += lastTurnLine(in) + "\n";
+  text += usageLine(in);
   if (in.zone) text += "\n" + cron::cronStatusLine(*in.store, *in.zone);
   return text;
 }
