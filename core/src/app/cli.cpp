@@ -164,15 +164,6 @@ int cronCommand(const Args& args) {
   return cron::cronCommand(*store, args, zone.value(), std::cout, std::cerr);
 }
 
-std::string isoTime(int64_t ms) {
-  const std::time_t seconds = ms / 1000;
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
 int searchCommand(const Args& args) {
   if (wantsHelp(args) || args.empty()) {
     std::cout << "usage: gantry search QUERY [--limit N]\nSearches what the user and the model "
@@ -197,7 +188,7 @@ int searchCommand(const Args& args) {
   auto hits = store::searchMessages(*store, query, limit);
   if (!hits.isOk()) return std::cerr << "gantry: " << hits.status().message() << "\n", 1;
   for (const auto& hit : hits.value()) {
-    std::cout << hit.message_id << "\t" << isoTime(hit.created_at) << "\t" << hit.role << "\t"
+    std::cout << hit.message_id << "\t" << log::isoUtc(hit.created_at) << "\t" << hit.role << "\t"
               << hit.snippet << "\n";
   }
   return 0;

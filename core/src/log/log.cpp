@@ -43,6 +43,15 @@ std::string timestamp() {
 
 }  // namespace
 
+std::string isoUtc(int64_t ms) {
+  const std::time_t seconds = ms / 1000;
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
 void setLevel(LogLevel level) { g_level = static_cast<int>(level); }
 LogLevel level() { return static_cast<LogLevel>(g_level.load()); }
 

@@ -2,6 +2,7 @@
 /// JSON-lines logging on stderr: {"ts":…,"level":…,"msg":…,<fields>}. Stdout belongs to the
 /// REPL and command output, never to logs.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,9 @@ bool parseLevel(std::string_view text, LogLevel* out);
 void addSecret(const std::string& value, const std::string& name);
 /// Returns text with every registered secret replaced. Thread-safe.
 std::string redact(std::string text);
+
+/// ms since the epoch as UTC to the second, "2026-12-01T09:30:00Z" (for command output).
+std::string isoUtc(int64_t ms);
 
 /// Writes one line if level passes. Thread-safe: lines never interleave.
 void write(LogLevel level, std::string_view msg, const LogFields& fields = {});

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "log/log.h"
 #include "vault/vault_location.h"
 
 namespace gantry::vault {
@@ -19,15 +20,6 @@ std::int64_t nowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-std::string isoTime(std::int64_t ms) {
-  const std::time_t seconds = ms / 1000;
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
 }
 
 /// Turns terminal echo off for its lifetime when stdin is a terminal.
@@ -93,8 +85,8 @@ int listSecrets(const VaultLocation& location, std::ostream& out, std::ostream& 
   auto vault = Vault::open(location.path, location.keys);
   if (!vault.isOk()) return fail(err, vault.status().message());
   for (const auto& entry : vault->list()) {
-    out << entry.name << "\t" << isoTime(entry.created_ms) << "\t" << isoTime(entry.updated_ms)
-        << "\n";
+    out << entry.name << "\t" << log::isoUtc(entry.created_ms) << "\t"
+        << log::isoUtc(entry.updated_ms) << "\n";
   }
   return 0;
 }
