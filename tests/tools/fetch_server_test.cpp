@@ -238,7 +238,7 @@ TEST_CASE("bodies are capped, gzip is decoded and non-text types are refused", "
       std::string::npos);
 }
 
-TEST_CASE("--allow-loopback lets a test reach 127.0.0.1 but never metadata", "[fetch]") {
+TEST_CASE("the test-only --allow-loopback reaches 127.0.0.1 but never metadata", "[fetch]") {
   LocalSite site;
   ServerProcess fetch(toolBinary("gantry-fetch"),
                       {"--allow", "127.0.0.1", "--allow", "169.254.169.254", "--allow-loopback"});
