@@ -48,7 +48,9 @@ build_package() {
 check_install() {
   step "install $deb"
   $sudo apt-get install -y --reinstall "$deb"
-  for f in /usr/bin/gantry /usr/lib/gantry/modules/channel_stdio.so \
+  for f in /usr/bin/gantry /usr/bin/gantry-workspace /usr/bin/gantry-fetch \
+    /usr/share/man/man1/gantry-workspace.1.gz /usr/share/man/man1/gantry-fetch.1.gz \
+    /usr/lib/gantry/modules/channel_stdio.so \
     /usr/lib/gantry/modules/provider_openai.so /lib/systemd/system/gantry@.service \
     /usr/share/man/man1/gantry.1.gz /usr/share/doc/gantry/copyright \
     /usr/share/doc/gantry/examples/gantry.env.example \

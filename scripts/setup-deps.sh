@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 
 packages=(cmake g++ make pkg-config git ca-certificates ccache
-  libpoco-dev libsodium-dev libtomlplusplus-dev libcctz-dev rapidjson-dev libsqlite3-dev
+  libpoco-dev libsodium-dev libtomlplusplus-dev libcctz-dev rapidjson-dev libsqlite3-dev libgumbo-dev
   catch2 tzdata)
 missing=()
 for p in "${packages[@]}"; do

@@ -119,3 +119,29 @@ TEST_CASE("a full turn reads a file through the real server-filesystem, name rep
   CHECK(llm.requests()[1].find("the secret word is gantry") != std::string::npos);
   CHECK(r.err.find("tool_name_repaired") != std::string::npos);
 }
+
+TEST_CASE("a full turn reads a file through the bundled gantry-workspace and is refused outside",
+          "[e2e]") {
+  Workspace ws("bundled-workspace");
+  ws.write("files/note.txt", "the bundled word is confined\n");
+  ws.write("secret.txt", "outside the root\n");
+  ws.write("mcp.toml", "[[server]]\nname = \"ws\"\ncommand = \"" GANTRY_BUILD_DIR
+                       "/gantry-workspace\"\nargs = [\"--root\", \"" +
+                           ws.path() + "/files\"]\n");
+  FakeOpenAiServer llm;
+  llm.addReply(
+      R"({"tool_calls":[{"id":"c1","name":"ws__read_file","arguments":"{\"path\":\"note.txt\"}"},)"
+      R"({"id":"c2","name":"ws__read_file","arguments":"{\"path\":\"../secret.txt\"}"}]})");
+  llm.addReply(R"({"content":"The word is confined."})");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  env["STDIO_FORMAT"] = "jsonl";
+  auto r =
+      gantry::e2e::runGantry(env, "{\"text\": \"what is the bundled word?\"}\n", {"run"}, 120s);
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("The word is confined.") != std::string::npos);
+  REQUIRE(llm.requests().size() == 2);
+  CHECK(llm.requests()[1].find("the bundled word is confined") != std::string::npos);
+  CHECK(llm.requests()[1].find("'..' leaves the workspace root") != std::string::npos);
+  CHECK(llm.requests()[1].find("outside the root") == std::string::npos);
+}

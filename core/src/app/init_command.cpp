@@ -84,6 +84,21 @@ constexpr std::string_view kManifest =
 # command = "npx"
 # args    = ["-y", "@modelcontextprotocol/server-filesystem", "/srv/notes"]
 # policy  = "ask"
+
+# The bundled servers (gantry-workspace(1), gantry-fetch(1)); uncomment to grant them.
+# Files under one directory: read and list only; add "--write" for write/append/make_dir/move.
+#
+# [[server]]
+# name    = "files"
+# command = "gantry-workspace"
+# args    = ["--root", "/srv/notes"]
+#
+# Web pages on an exact-host allowlist; private, loopback and metadata addresses are refused.
+#
+# [[server]]
+# name    = "web"
+# command = "gantry-fetch"
+# args    = ["--allow", "en.wikipedia.org", "--allow", "docs.python.org"]
 )";
 
 struct PlannedFile {

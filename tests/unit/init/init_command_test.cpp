@@ -240,3 +240,13 @@ TEST_CASE("init reports a directory it cannot create and exits 1", "[init]") {
   CHECK(run.code == 1);
   CHECK(contains(run.err, "cannot create directory " + (tmp.path() / "plain-file").string()));
 }
+
+TEST_CASE("gantry init writes a commented manifest entry for each bundled server", "[init]") {
+  TempDir tmp;
+  REQUIRE(init({(tmp.path() / "agent").string()}).code == 0);
+  const auto manifest = slurp(tmp.path() / "agent" / "mcp.toml");
+  CHECK(contains(manifest, "# command = \"gantry-workspace\"\n"));
+  CHECK(contains(manifest, "# command = \"gantry-fetch\"\n"));
+  const toml::table parsed = toml::parse(manifest);
+  CHECK(parsed.empty());
+}

@@ -1,0 +1,132 @@
+#include "tools/support/server_process.h"
+
+#include <Poco/JSON/Array.h>
+#include <Poco/JSON/Parser.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sstream>
+#include <stdexcept>
+
+namespace gantry::testing {
+namespace {
+
+std::string toText(const Poco::Dynamic::Var& value) {
+  std::ostringstream out;
+  Poco::JSON::Stringifier::condense(value, out);
+  return out.str();
+}
+
+[[noreturn]] void execChild(const std::string& program, const std::vector<std::string>& args,
+                            int in, int out) {
+  ::dup2(in, STDIN_FILENO);
+  ::dup2(out, STDOUT_FILENO);
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(program.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execv(program.c_str(), argv.data());
+  ::_exit(127);
+}
+
+}  // namespace
+
+std::string toolBinary(const std::string& name) {
+  return std::string(GANTRY_BUILD_DIR) + "/" + name;
+}
+
+ServerProcess::ServerProcess(const std::string& program, const std::vector<std::string>& args) {
+  int to_child[2];
+  int from_child[2];
+  if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0) {
+    throw std::runtime_error("pipe failed");
+  }
+  pid_ = ::fork();
+  if (pid_ == 0) execChild(program, args, to_child[0], from_child[1]);
+  ::close(to_child[0]);
+  ::close(from_child[1]);
+  in_ = to_child[1];
+  out_ = from_child[0];
+  Poco::JSON::Object::Ptr params = new Poco::JSON::Object;
+  params->set("protocolVersion", "2025-11-25");
+  params->set("capabilities", Poco::JSON::Object::Ptr(new Poco::JSON::Object));
+  request("initialize", params);
+  send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+}
+
+ServerProcess::~ServerProcess() {
+  ::close(in_);
+  ::close(out_);
+  ::kill(pid_, SIGKILL);
+  ::waitpid(pid_, nullptr, 0);
+}
+
+std::string ServerProcess::readLine(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    const auto nl = buffer_.find('\n');
+    if (nl != std::string::npos) {
+      std::string line = buffer_.substr(0, nl);
+      buffer_.erase(0, nl + 1);
+      return line;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd p{out_, POLLIN, 0};
+    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) return "";
+    char chunk[65536];
+    const ssize_t n = ::read(out_, chunk, sizeof chunk);
+    if (n <= 0) return "";
+    buffer_.append(chunk, static_cast<std::size_t>(n));
+  }
+}
+
+bool ServerProcess::send(const std::string& line) {
+  const std::string text = line + "\n";
+  return ::write(in_, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+}
+
+std::string ServerProcess::raw(const std::string& line) {
+  return send(line) ? readLine(std::chrono::seconds(20)) : "";
+}
+
+std::string ServerProcess::request(const std::string& method, const Poco::JSON::Object::Ptr& params,
+                                   std::chrono::milliseconds timeout) {
+  Poco::JSON::Object::Ptr message = new Poco::JSON::Object;
+  message->set("jsonrpc", "2.0");
+  message->set("id", next_id_++);
+  message->set("method", method);
+  if (!params.isNull()) message->set("params", params);
+  const std::string text = toText(message) + "\n";
+  if (::write(in_, text.data(), text.size()) != static_cast<ssize_t>(text.size())) return "";
+  return readLine(timeout);
+}
+
+CallResult ServerProcess::call(const std::string& tool, const std::string& arguments_json) {
+  Poco::JSON::Object::Ptr params = new Poco::JSON::Object;
+  params->set("name", tool);
+  params->set("arguments", Poco::JSON::Parser().parse(arguments_json));
+  const auto line = request("tools/call", params);
+  if (line.empty()) return {"(no response)", true};
+  auto message = Poco::JSON::Parser().parse(line).extract<Poco::JSON::Object::Ptr>();
+  if (message->has("error"))
+    return {message->getObject("error")->getValue<std::string>("message"), true};
+  auto result = message->getObject("result");
+  auto content = result->getArray("content");
+  return {content->getObject(0)->getValue<std::string>("text"), result->optValue("isError", false)};
+}
+
+std::vector<std::string> ServerProcess::tools() {
+  auto line = request("tools/list", nullptr);
+  auto message = Poco::JSON::Parser().parse(line).extract<Poco::JSON::Object::Ptr>();
+  std::vector<std::string> names;
+  auto tools = message->getObject("result")->getArray("tools");
+  for (std::size_t i = 0; i < tools->size(); ++i)
+    names.push_back(tools->getObject(i)->getValue<std::string>("name"));
+  return names;
+}
+
+}  // namespace gantry::testing
