@@ -1,10 +1,12 @@
 // End-to-end: `gantry secret` keeps a secret in DATA_DIR/vault, and a secret:// reference in
 // the environment is resolved from it at boot and never written anywhere.
+#include <sqlite3.h>
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <iterator>
+#include <vector>
 
 #include "e2e/support/gantry_process.h"
 #include "openai/fake_openai_server.h"
@@ -21,6 +23,25 @@ constexpr const char* kSecret = "sk-e2e-4f1c9a7d";
 std::string read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// Every recorded tool result: the tool_calls rows' results, then the tool messages.
+std::vector<std::string> toolResults(const std::string& path) {
+  std::vector<std::string> out;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
+  for (const char* sql : {"SELECT result FROM tool_calls ORDER BY id",
+                          "SELECT content FROM messages WHERE role = 'tool' ORDER BY id"}) {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) != SQLITE_OK) continue;
+    while (sqlite3_step(stmt) == SQLITE_ROW) {
+      const auto* text = sqlite3_column_text(stmt, 0);
+      out.emplace_back(text ? reinterpret_cast<const char*>(text) : "");
+    }
+    sqlite3_finalize(stmt);
+  }
+  sqlite3_close(db);
+  return out;
 }
 
 /// The environment of the secret command and of the instance: one key file.
@@ -100,4 +121,34 @@ TEST_CASE("gantry secret rm removes a secret; bad names and usage are refused", 
   auto no_key = runGantry({{"DATA_DIR", ws.data()}}, "v", {"secret", "set", "x"});
   CHECK(no_key.code == 1);
   CHECK(no_key.err.find("GANTRY_VAULT_PASSPHRASE or GANTRY_VAULT_KEY_FILE") != std::string::npos);
+}
+
+TEST_CASE("a tool result echoing a secret reaches the record and the model only as its marker",
+          "[e2e]") {
+  FakeOpenAiServer llm;
+  const std::string echo_secret = std::string(R"({"text":"the token is )") + kSecret + R"("})";
+  std::string escaped;
+  for (char c : echo_secret) escaped += c == '"' ? std::string("\\\"") : std::string(1, c);
+  llm.addReply(R"({"tool_calls":[{"id":"c1","name":"fake__echo","arguments":")" + escaped +
+               R"("}]})");
+  llm.addReply(
+      R"({"tool_calls":[{"id":"c2","name":"fake__echo","arguments":"{\"text\":\"[redacted:tok]\"}"}]})");
+  llm.addReply(R"({"content":"done"})");
+  Workspace ws("vault-tool");
+  auto env = withKey(ws, gantry::e2e::stdioEnv(ws, llm.port()));
+  REQUIRE(runGantry(env, kSecret, {"secret", "set", "tok"}).code == 0);
+  ws.write("mcp.toml", "[[server]]\nname = \"fake\"\ncommand = \"" GANTRY_BUILD_DIR
+                       "/tests/fakes/mcp/fake_mcp_server\"\nenv = { TOKEN = \"secret://tok\" }\n");
+  env["MCP_MANIFEST"] = ws.path() + "/mcp.toml";
+  auto turn = runGantry(env, "show me the token\n");
+  INFO(turn.err);
+  CHECK(turn.code == 0);
+  REQUIRE(llm.requests().size() == 3);
+  CHECK(llm.requests()[1].find("the token is [redacted:tok]") != std::string::npos);
+  CHECK(llm.requests()[2].find("contain a [redacted:") != std::string::npos);
+  const auto results = toolResults(ws.data() + "/gantry.db");
+  REQUIRE(results.size() == 4);  // two tool_calls rows, two tool messages
+  for (const auto& result : results) CHECK(result.find(kSecret) == std::string::npos);
+  CHECK(results[0] == "the token is [redacted:tok]");
+  CHECK(turn.err.find("the token is " + std::string(kSecret)) == std::string::npos);
 }

@@ -57,6 +57,14 @@ void runOne(CallOutcome& out, const tools::Resolution& resolution, const std::st
     return;
   }
   std::string args = out.call.arguments.empty() ? "{}" : out.call.arguments;
+  // The model only ever sees a secret as its marker; written into a real file or request,
+  // the marker would replace the value. Such a call is never run.
+  if (args.find("[redacted:") != std::string::npos) {
+    out.result = "error: the arguments for " + out.call.name +
+                 " contain a [redacted:…] marker, which stands for a secret you cannot see; the "
+                 "call was not run. Ask the user instead of passing the marker on.";
+    return;
+  }
   if (!isJsonObject(args)) {
     out.result = "error: the arguments for " + out.call.name +
                  " are not a JSON object; send the arguments as a JSON object matching the "
@@ -66,8 +74,11 @@ void runOne(CallOutcome& out, const tools::Resolution& resolution, const std::st
   tools::CallContext context{chat_id, &cancel, std::chrono::seconds(options.timeout_seconds)};
   auto result = resolution.source->call(out.call.name, args, context);
   out.ok = result.ok;
-  out.full_chars = result.text.size();
-  out.result = truncateResult(result.text, options.result_max_chars);
+  // Redacted before the result is recorded or shown to the model: a tool that echoes a
+  // secret must not put it into the transcript.
+  const auto text = log::redact(result.text);
+  out.full_chars = text.size();
+  out.result = truncateResult(text, options.result_max_chars);
 }
 
 void timedRun(CallOutcome& out, const tools::Resolution& resolution, const std::string& chat_id,
