@@ -40,6 +40,7 @@ struct Config {
   int coalesce_settle_ms = 2000;
   int spinup_notice_ms = 4000;
   int heartbeat_seconds = 30;
+  int record_keep_days = 0;  ///< 0 = keep the record forever
   LogLevel log_level = LogLevel::kInfo;
   std::string stdio_format = "text";  ///< text | jsonl
 };

@@ -1,10 +1,13 @@
 #include "store/maintenance.h"
 
 #include <Poco/Data/Session.h>
+#include <Poco/Data/Statement.h>
+#include <Poco/Data/Transaction.h>
 
 #include "store/db.h"
 
 using Poco::Data::Keywords::now;
+using Poco::Data::Keywords::use;
 
 namespace gantry::store {
 
@@ -40,6 +43,28 @@ Status rebuildFts(Store& store) {
     }
   }
   return Status::ok();
+}
+
+Result<Pruned> pruneRecord(Store& store, int64_t cutoff_ms) {
+  return locked(store, "store", "prune", [&](Poco::Data::Session& session) -> Result<Pruned> {
+    Poco::Int64 cutoff = cutoff_ms;
+    Pruned pruned;
+    Poco::Data::Transaction transaction(session);
+    auto run = [&](const char* sql, int64_t* count) {
+      Poco::Data::Statement statement(session);
+      statement << sql, use(cutoff);
+      *count = static_cast<int64_t>(statement.execute());
+    };
+    run("DELETE FROM tool_calls WHERE message_id IN (SELECT id FROM messages WHERE "
+        "created_at < ? AND in_history = 0)",
+        &pruned.tool_calls);
+    run("DELETE FROM messages WHERE created_at < ? AND in_history = 0", &pruned.messages);
+    run("DELETE FROM usage WHERE at < ?", &pruned.usage);
+    run("DELETE FROM turns WHERE started_at < ?", &pruned.turns);
+    run("DELETE FROM inbox WHERE handled_at IS NOT NULL AND received_at < ?", &pruned.inbox);
+    transaction.commit();
+    return pruned;
+  });
 }
 
 }  // namespace gantry::store

@@ -68,3 +68,23 @@ TEST_CASE("doctor's index check covers the message index and a rebuild restores 
   CHECK(store::searchMessages(*s, "indexed", 5)->size() == 1);
   CHECK(store::checkFts(*s).isOk());
 }
+
+TEST_CASE("a retention pass deletes old rows but never what is still in a chat's history",
+          "[store]") {
+  auto s = freshStore("prune.db");
+  store::MessageRepo repo(*s);
+  auto session = repo.session("c").value();
+  repo.append(session, message(Role::kUser, "old words dropped"));
+  repo.append(session, message(Role::kAssistant, "old answer dropped"));
+  REQUIRE(repo.dropFromHistory(session, 2).isOk());
+  repo.append(session, message(Role::kUser, "recent words kept"));
+  const int64_t future = store::nowMs() + 1000;  // everything so far is older than this
+  auto pruned = store::pruneRecord(*s, future);
+  REQUIRE(pruned.isOk());
+  CHECK(pruned->messages == 2);
+  CHECK(store::searchMessages(*s, "dropped", 10)->empty());
+  CHECK(store::searchMessages(*s, "kept", 10)->size() == 1);
+  REQUIRE(repo.history(session)->size() == 1);
+  CHECK(store::checkFts(*s).isOk());
+  CHECK(store::pruneRecord(*s, future)->messages == 0);
+}
