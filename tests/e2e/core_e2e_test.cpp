@@ -1,6 +1,7 @@
 // End-to-end: the real gantry binary with its real stdio channel and openai provider,
 // against the scripted fake model.
 #include <signal.h>
+#include <sqlite3.h>
 
 #include <catch2/catch.hpp>
 
@@ -360,4 +361,28 @@ TEST_CASE("every model call leaves a usage row; gantry usage prints the day's to
   CHECK(usage.code == 0);
   CHECK(usage.out.find("\t2\t250\t15\t0\n") != std::string::npos);
   CHECK(runGantry(env, "", {"usage", "--days", "0"}).code == 2);
+}
+
+TEST_CASE("RECORD_KEEP_DAYS prunes the old record at boot and keeps the history", "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("prune");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  REQUIRE(runGantry(env, "ancient message\n").code == 0);
+  REQUIRE(runGantry(env, "/new\n").code == 0);
+  REQUIRE(runGantry(env, "fresh message\n").code == 0);
+  // Make every row ten days old, as if the instance had run then.
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open((ws.data() + "/gantry.db").c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db,
+                       "UPDATE messages SET created_at = created_at - 864000000;"
+                       "UPDATE usage SET at = at - 864000000;",
+                       nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+  env["RECORD_KEEP_DAYS"] = "7";
+  auto pruned = runGantry(env, "");
+  INFO(pruned.err);
+  CHECK(pruned.err.find(R"("msg":"record_pruned","messages":"2")") != std::string::npos);
+  CHECK(runGantry(env, "", {"search", "ancient"}).out.empty());
+  CHECK(runGantry(env, "", {"search", "fresh"}).out.find("\tuser\t") != std::string::npos);
+  CHECK(runGantry(env, "", {"usage", "--days", "30"}).out.empty());
 }

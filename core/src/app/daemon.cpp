@@ -28,6 +28,7 @@
 #include "modules/loader.h"
 #include "persona/persona.h"
 #include "store/heartbeat_repo.h"
+#include "store/maintenance.h"
 #include "store/memory_repo.h"
 #include "store/message_repo.h"
 #include "tools/catalog.h"
@@ -74,6 +75,7 @@ class Daemon {
     env_ = withDefaults(env, config_);
     persona_ = take(persona::load(config_.persona_dir));
     openStore();
+    pruneIfDue();
     loadModules();
     startTools();
     startAgent();
@@ -285,8 +287,25 @@ class Daemon {
     std::unique_lock lock(stop_mutex_);
     while (!stopping_) {
       heartbeat_->beat(last_receive_ok_.exchange(0));
+      pruneIfDue();
       stop_cv_.wait_for(lock, std::chrono::seconds(config_.heartbeat_seconds));
     }
+  }
+
+  // RECORD_KEEP_DAYS: at boot, then once a day on the heartbeat thread (no wakeups of its own).
+  void pruneIfDue() {
+    constexpr int64_t kDayMs = 86400000;
+    const int64_t now = store::nowMs();
+    if (config_.record_keep_days == 0 || now - last_prune_ms_ < kDayMs) return;
+    last_prune_ms_ = now;
+    auto pruned = store::pruneRecord(*store_, now - config_.record_keep_days * kDayMs);
+    if (!pruned.isOk())
+      return log::warn("record_prune_failed", {{"error", pruned.status().message()}});
+    log::info("record_pruned", {{"messages", std::to_string(pruned->messages)},
+                                {"tool_calls", std::to_string(pruned->tool_calls)},
+                                {"usage", std::to_string(pruned->usage)},
+                                {"inbox", std::to_string(pruned->inbox)},
+                                {"turns", std::to_string(pruned->turns)}});
   }
 
   void requestStop() {
@@ -358,6 +377,7 @@ class Daemon {
   std::unique_ptr<cron::Scheduler> scheduler_;
   std::unique_ptr<memory::Consolidator> consolidator_;
   std::thread heartbeat_thread_;
+  int64_t last_prune_ms_ = 0;
   std::mutex stop_mutex_;
   std::condition_variable stop_cv_;
   Status channel_status_;
