@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <catch2/catch.hpp>
+#include <mutex>
 #include <thread>
 
 #include "fakes/one_shot_event.h"
@@ -126,20 +127,24 @@ TEST_CASE("results are kept in tool_call_id order though calls finish out of ord
   f.provider.callTools({call("c1", "lookup"), call("c2", "fetch")});
   f.provider.reply("done");
   OneShotEvent fetch_done;
+  std::mutex mutex;
+  std::vector<std::string> finished;  // the order the handlers returned in
   f.tools.handler = [&](const std::string& name, const std::string&) {
     if (name == "lookup") fetch_done.wait();  // finishes after fetch
+    {
+      std::lock_guard lock(mutex);
+      finished.push_back(name);
+    }
     if (name == "fetch") fetch_done.set();
     return ToolResult{true, "result of " + name};
   };
   REQUIRE(f.run("both").status.isOk());
+  CHECK(finished == std::vector<std::string>{"fetch", "lookup"});
   auto second = f.provider.requests().at(1).messages;
   REQUIRE(second.size() >= 4);
   CHECK(second[second.size() - 2].tool_call_id == "c1");
   CHECK(second[second.size() - 2].content == "result of lookup");
   CHECK(second.back().tool_call_id == "c2");
-  auto events = f.observer.events();
-  CHECK(std::find(events.begin(), events.end(), "end fetch ok") <
-        std::find(events.begin(), events.end(), "end lookup ok"));
 }
 
 TEST_CASE("a tool result past TOOL_RESULT_MAX_CHARS is truncated with a note", "[agent]") {
