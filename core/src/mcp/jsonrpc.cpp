@@ -231,7 +231,12 @@ std::optional<std::int64_t> findResponseId(std::string_view fragment) {
   std::string text(fragment);
   std::optional<std::int64_t> found;
   for (std::sregex_iterator it(text.begin(), text.end(), pattern), end; it != end; ++it) {
-    found = std::stoll((*it)[2].str());
+    const std::string digits = (*it)[2].str();
+    std::int64_t value = 0;
+    // An id past the int64 range is none of ours (and must not throw on a server's bytes).
+    if (std::from_chars(digits.data(), digits.data() + digits.size(), value).ec == std::errc()) {
+      found = value;
+    }
   }
   return found;
 }

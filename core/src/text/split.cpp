@@ -39,9 +39,11 @@ std::size_t cutPoint(std::string_view text, std::size_t limit) {
 
 std::size_t utf8Prefix(std::string_view text, std::size_t limit) {
   if (text.size() <= limit) return text.size();
+  // A UTF-8 character has at most three continuation bytes; a longer run is not UTF-8, and
+  // backing up through it could reach 0 and leave a caller cutting nothing forever.
   std::size_t cut = limit;
-  while (cut > 0 && isContinuationByte(text[cut])) --cut;
-  return cut;
+  while (cut > 0 && limit - cut < 3 && isContinuationByte(text[cut])) --cut;
+  return cut == 0 || isContinuationByte(text[cut]) ? limit : cut;
 }
 
 std::vector<std::string> splitMessage(std::string_view text, std::size_t limit) {

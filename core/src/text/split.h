@@ -19,7 +19,8 @@ std::vector<std::string> splitMessage(std::string_view text, std::size_t limit);
 /// break, line break or space in the second half of the window, else at a UTF-8 boundary.
 std::size_t cutPoint(std::string_view text, std::size_t limit);
 
-/// The longest prefix of text that is at most limit bytes and ends on a UTF-8 boundary.
+/// The longest prefix of text that is at most limit bytes and ends on a UTF-8 boundary; where
+/// the text is not UTF-8 (no lead byte in the last four), exactly limit bytes.
 std::size_t utf8Prefix(std::string_view text, std::size_t limit);
 
 }  // namespace gantry::text

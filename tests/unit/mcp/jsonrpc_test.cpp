@@ -65,6 +65,13 @@ TEST_CASE("the response id is found outside escaped strings", "[mcp]") {
   CHECK_FALSE(jsonrpc::findResponseId(R"(only \"id\":5 inside)").has_value());
 }
 
+// Found by the jsonrpc fuzz target: an id past the int64 range threw std::out_of_range out
+// of the transport's reader.
+TEST_CASE("an id too large for an int64 in an oversize response is not an id", "[mcp]") {
+  CHECK_FALSE(jsonrpc::findResponseId(R"({"id":77777777777777777770,"result":)").has_value());
+  CHECK(jsonrpc::findResponseId(R"({"id":-99999999999999999999,"x":{"id":4}},"id":12})") == 12);
+}
+
 TEST_CASE("a response id is read from the top level only", "[mcp]") {
   CHECK(jsonrpc::responseId(R"({"result":{"id":7,"x":"\"id\":8"},"jsonrpc":"2.0","id":3})") == 3);
   CHECK(jsonrpc::responseId(R"( {"jsonrpc":"2.0","id":-4,"error":{"code":1,"message":"m"}})") ==

@@ -46,3 +46,17 @@ TEST_CASE("a code fence open at a cut is closed and reopened", "[text]") {
     CHECK(fences % 2 == 0);
   }
 }
+
+// Found by the telegram_markdown fuzz target: a run of stray continuation bytes longer than
+// the limit made every cut empty, so splitting never ended.
+TEST_CASE("text that is not UTF-8 still splits into parts within the limit", "[text]") {
+  const std::string text = "It is sunny wit" + std::string(120, '\xb0') + "h no rain.";
+  auto parts = splitMessage(text, 64);
+  std::string joined;
+  for (const auto& p : parts) {
+    CHECK(p.size() <= 64);
+    joined += p;
+  }
+  CHECK(joined == text);
+  CHECK(gantry::text::utf8Prefix(std::string(40, '\x80'), 16) == 16);
+}
