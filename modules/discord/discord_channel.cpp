@@ -9,7 +9,7 @@
 
 #include "discord_api.h"
 #include "gantry/guard.h"
-#include "text/split.h"
+#include "gantry/text/split.h"
 
 namespace gantry::discord {
 namespace {

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "gantry/guard.h"
-#include "text/split.h"
+#include "gantry/text/split.h"
 
 namespace gantry::slack {
 namespace {

@@ -4,8 +4,8 @@
 #include <map>
 #include <thread>
 
+#include "gantry/text/split.h"
 #include "log/log.h"
-#include "text/split.h"
 
 namespace gantry::agent {
 namespace {
