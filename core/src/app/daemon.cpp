@@ -180,14 +180,6 @@ class Daemon {
     options.runner.timeout_seconds = config_.tool_timeout_seconds;
     options.runner.result_max_chars = static_cast<std::size_t>(config_.tool_result_max_chars);
     options.stream = config_.stream_replies;
-    options.runner.policy = [mcp = mcp_.get()](const std::string& name) {
-      switch (mcp->policyFor(name)) {
-        case mcp::Policy::kDeny: return agent::ToolPolicy::kDeny;
-        case mcp::Policy::kAsk: return agent::ToolPolicy::kAsk;
-        case mcp::Policy::kAllow: break;
-      }
-      return agent::ToolPolicy::kAllow;
-    };
     agent_ = std::make_unique<agent::Agent>(*provider_, catalog_, *store_, *hooks_, options);
     agent_->setPersona(persona_.text);
     chat_ = std::make_unique<chat::ChatService>(*agent_, *channel_, *store_, chatOptions(),

@@ -103,3 +103,9 @@ TEST_CASE("edit distance counts insertions, deletions and substitutions", "[tool
   CHECK(editDistance("", "abc") == 3);
   CHECK(editDistance("same", "same") == 0);
 }
+TEST_CASE("a tool source that states no policy allows its tools", "[tools]") {
+  Fixture f;
+  auto resolved = f.catalog.resolve("memory_store");
+  REQUIRE(resolved.source == &f.builtin);
+  CHECK(resolved.source->policy("memory_store") == Policy::kAllow);
+}
