@@ -369,4 +369,10 @@ std::vector<Part> renderParts(std::string_view markdown, std::size_t limit) {
   return parts;
 }
 
+std::string expandableQuote(std::string_view lines) {
+  std::string out = "**>";
+  for (char c : lines) out += c == '\n' ? std::string("\n>") : std::string(1, c);
+  return out + "||";
+}
+
 }  // namespace gantry::telegram

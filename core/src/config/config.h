@@ -40,7 +40,6 @@ struct Config {
   int spinup_notice_ms = 4000;
   int heartbeat_seconds = 30;
   LogLevel log_level = LogLevel::kInfo;
-  std::string stdio_format = "text";  ///< text | jsonl
 };
 
 /// Looks a variable up; nullopt when unset. Empty values count as unset.
