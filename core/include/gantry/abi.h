@@ -49,6 +49,7 @@ struct ConfigKey {
 extern "C" {
 
 /// Frozen prefix first; new fields are appended only.
+// NOLINTNEXTLINE(readability-identifier-naming): the C entry's type, named as in DESIGN 2.1
 struct gantry_module_desc {
   std::uint32_t abi_version;
   std::uint32_t struct_size;

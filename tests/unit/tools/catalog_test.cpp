@@ -11,8 +11,8 @@ namespace {
 
 class StaticSource final : public ToolSource {
  public:
-  explicit StaticSource(std::vector<std::string> names) {
-    for (auto& name : names) tools_.push_back({name, "d", "{}"});
+  explicit StaticSource(const std::vector<std::string>& names) {
+    for (const auto& name : names) tools_.push_back({name, "d", "{}"});
   }
   std::vector<ToolSchema> tools() const override { return tools_; }
   ToolResult call(const std::string& name, const std::string&, const CallContext&) override {
