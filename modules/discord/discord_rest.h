@@ -11,7 +11,7 @@
 #include "gantry/host.h"
 #include "gantry/status.h"
 
-namespace Poco::Net {  // NOLINT(readability-identifier-naming): Poco's namespace
+namespace Poco::Net {
 class HTTPResponse;
 }
 
