@@ -7,7 +7,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 packages=(cmake g++ make pkg-config git ca-certificates ccache
   libpoco-dev libsodium-dev libtomlplusplus-dev libcctz-dev rapidjson-dev libsqlite3-dev libgumbo-dev
-  catch2 tzdata)
+  catch2 tzdata clang-format clang-tidy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

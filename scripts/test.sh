@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
 if [ "$(id -u)" = 0 ]; then ./scripts/setup-deps.sh; fi
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# GANTRY_CMAKE_ARGS: extra configure options (CI passes -DGANTRY_WERROR=ON).
+# shellcheck disable=SC2086
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo ${GANTRY_CMAKE_ARGS:-}
 cmake --build build -j"$(nproc)"
 cd build && ctest --output-on-failure -j"$(nproc)"

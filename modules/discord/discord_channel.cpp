@@ -9,7 +9,7 @@
 
 #include "discord_api.h"
 #include "gantry/guard.h"
-#include "text/split.h"
+#include "gantry/text/split.h"
 
 namespace gantry::discord {
 namespace {
@@ -66,7 +66,6 @@ ChannelCaps DiscordChannel::caps() const noexcept {
   ChannelCaps caps;
   caps.max_message_chars = kMaxMessageChars;
   caps.can_edit = true;
-  caps.markup = Markup::kDiscordMarkdown;
   return caps;
 }
 
@@ -166,11 +165,5 @@ Result<std::string> DiscordChannel::sendPhoto(const std::string& chat_id, const 
     return parseMessageId(body.value());
   });
 }
-
-Status DiscordChannel::streamText(const std::string&, std::string_view, bool) noexcept {
-  return Status::error("discord: streamText is not supported (caps().raw_stream is false)");
-}
-
-void DiscordChannel::event(const std::string&, const TurnEvent&) noexcept {}
 
 }  // namespace gantry::discord

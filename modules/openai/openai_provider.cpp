@@ -340,9 +340,11 @@ Status OpenAiProvider::timeoutStatus(const Call& call) const {
 Status OpenAiProvider::httpFailure(Call& call, const Poco::Net::HTTPResponse& response,
                                    std::istream& in) {
   std::string body;
+  // An error body over the cap is cut, and one that cannot be read is left out: the status
+  // line says enough.
   try {
-    readCapped(in, &body);  // an error body over the cap is cut; the status says enough
-  } catch (const Poco::Exception&) {  // the status line says enough
+    readCapped(in, &body);
+  } catch (const Poco::Exception&) {
   }
   int code = response.getStatus();
   std::string reason = response.getReason();

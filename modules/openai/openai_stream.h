@@ -36,7 +36,7 @@ class ThinkFilter {
 class SseParser {
  public:
   using DataFn = std::function<Status(std::string_view data)>;
-  static constexpr std::size_t kDefaultCap = 4 * 1024 * 1024;
+  static constexpr std::size_t kDefaultCap = std::size_t{4} * 1024 * 1024;
 
   explicit SseParser(std::size_t cap = kDefaultCap) : cap_(cap) {}
 

@@ -18,7 +18,7 @@ namespace gantry::slack {
 /// The longest text we send in one message; Slack advises keeping text under 4,000 chars.
 constexpr std::size_t kMaxMessageChars = 3900;
 /// Images larger than this are not downloaded for vision.
-constexpr std::size_t kMaxImageBytes = 20 * 1024 * 1024;
+constexpr std::size_t kMaxImageBytes = std::size_t{20} * 1024 * 1024;
 
 /// One Socket Mode frame, as far as the connection logic needs it.
 struct Envelope {

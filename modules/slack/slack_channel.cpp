@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "gantry/guard.h"
-#include "text/split.h"
+#include "gantry/text/split.h"
 
 namespace gantry::slack {
 namespace {
@@ -75,7 +75,6 @@ ChannelCaps SlackChannel::caps() const noexcept {
   ChannelCaps caps;
   caps.max_message_chars = kMaxMessageChars;
   caps.can_edit = true;
-  caps.markup = Markup::kSlackMrkdwn;
   return caps;
 }
 
@@ -361,11 +360,5 @@ Result<std::string> SlackChannel::sendPhoto(const std::string& chat_id, const Im
     return stringField(reply->body, "ts");
   });
 }
-
-Status SlackChannel::streamText(const std::string&, std::string_view, bool) noexcept {
-  return Status::ok();  // Only raw-stream channels (stdio) write deltas directly.
-}
-
-void SlackChannel::event(const std::string&, const TurnEvent&) noexcept {}
 
 }  // namespace gantry::slack

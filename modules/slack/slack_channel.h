@@ -52,9 +52,6 @@ class SlackChannel final : public Channel, private SocketListener {
   Status typing(const std::string& chat_id) noexcept override;
   Result<std::string> sendPhoto(const std::string& chat_id, const Image& image,
                                 std::string_view caption) noexcept override;
-  Status streamText(const std::string& chat_id, std::string_view delta,
-                    bool final) noexcept override;
-  void event(const std::string& chat_id, const TurnEvent& event) noexcept override;
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -71,7 +71,7 @@ Poco::Net::Context::Ptr clientTlsContext() {
 }
 
 std::unique_ptr<Poco::Net::HTTPClientSession> openSession(const std::string& url,
-                                                          Poco::Net::Context::Ptr tls) {
+                                                          const Poco::Net::Context::Ptr& tls) {
   Poco::URI uri(url);
   std::unique_ptr<Poco::Net::HTTPClientSession> session;
   if (uri.getScheme() == "https" || uri.getScheme() == "wss") {
@@ -128,7 +128,7 @@ WebClient::Attempt WebClient::attempt(const std::string& method, const std::stri
     Poco::Net::HTTPResponse response;
     auto& in = session->receiveResponse(response);
     bool too_big = false;
-    auto body = readBody(in, 4 * 1024 * 1024, &too_big);
+    auto body = readBody(in, std::size_t{4} * 1024 * 1024, &too_big);
     return classify(method, response.getStatus(), response.get("Retry-After", ""), body);
   } catch (const Poco::Exception& e) {
     return {Status::retry("slack: " + method + ": " + e.displayText() +

@@ -23,7 +23,7 @@ namespace gantry::slack {
 /// Opens an HTTP or HTTPS session for an http(s):// or ws(s):// URL. Throws Poco exceptions
 /// on a malformed URL.
 std::unique_ptr<Poco::Net::HTTPClientSession> openSession(const std::string& url,
-                                                          Poco::Net::Context::Ptr tls);
+                                                          const Poco::Net::Context::Ptr& tls);
 
 /// The TLS client context (system CAs, peer verification) shared by the module's sessions.
 Poco::Net::Context::Ptr clientTlsContext();
@@ -39,7 +39,7 @@ class WebClient {
     std::string bot_token;  ///< xoxb-…, for every method but apps.connections.open
     std::string app_token;  ///< xapp-…, for apps.connections.open
     int max_attempts = 8;   ///< per call, 429 waits included
-    std::size_t max_download_bytes = 20 * 1024 * 1024;
+    std::size_t max_download_bytes = std::size_t{20} * 1024 * 1024;
   };
 
   WebClient(Host& host, Options options);

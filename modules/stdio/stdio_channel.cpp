@@ -50,7 +50,7 @@ ChannelCaps StdioChannel::caps() const noexcept {
   caps.raw_stream = !jsonl_;
   caps.ordered_input = !interactive_;
   caps.renders_events = jsonl_;
-  caps.markup = Markup::kPlain;
+  caps.replays_inbox = false;  // a terminal's or a pipe's input does not come back
   return caps;
 }
 

@@ -6,7 +6,9 @@
 
 namespace {
 
+// The REPL talks to a local model server unless LLM_BASE_URL says otherwise (DESIGN 3).
 constexpr gantry::ConfigKey kKeys[] = {{"STDIO_FORMAT", "text", false, false},
+                                       {"LLM_BASE_URL", "http://127.0.0.1:11434/v1", false, false},
                                        {nullptr, nullptr, false, false}};
 
 gantry::Channel* create(gantry::Host& host, std::string* err) noexcept {

@@ -35,6 +35,10 @@ std::string renderHtml(std::string_view markdown);
 /// (tags removed, entities decoded).
 std::size_t visibleLength(std::string_view html);
 
+/// Detail lines ('\n'-separated) as the markdown of an expandable quote, `**>` first line,
+/// `>` the others, `||` at the end, which renderHtml turns into <blockquote expandable>.
+std::string expandableQuote(std::string_view lines);
+
 /// One outgoing message: its markdown source (the plain-text fallback) and its HTML.
 struct Part {
   std::string markdown;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "gantry/guard.h"
+#include "gantry/text/trim.h"
 #include "poll_pacer.h"
 
 namespace gantry::telegram {
@@ -58,6 +59,19 @@ Reply networkFault(const HttpReply& http) {
   return reply;
 }
 
+bool readErrorReporting(Host& host, Options* options, std::string* err) {
+  std::string mode = host.config("TELEGRAM_ERROR_REPORTING").value_or("off");
+  if (mode == "off") return true;
+  if (mode != "error" && mode != "warn") {
+    *err = "TELEGRAM_ERROR_REPORTING: \"" + mode + "\" is not one of: off, error, warn";
+    return false;
+  }
+  std::string users = host.config("TELEGRAM_ALLOWED_USERS").value_or("");
+  options->reports.chat_id = std::string(text::trim(users.substr(0, users.find(','))));
+  options->reports.min_level = mode == "warn" ? LogLevel::kWarn : LogLevel::kError;
+  return true;
+}
+
 }  // namespace
 
 bool optionsFromHost(Host& host, Options* options, std::string* err) {
@@ -76,7 +90,7 @@ bool optionsFromHost(Host& host, Options* options, std::string* err) {
     *err = "TELEGRAM_API_BASE: \"" + options->api_base + "\" is not an http(s) URL";
     return false;
   }
-  return true;
+  return readErrorReporting(host, options, err);
 }
 
 TelegramChannel::TelegramChannel(Host& host, Options options)
@@ -86,7 +100,6 @@ ChannelCaps TelegramChannel::caps() const noexcept {
   ChannelCaps caps;
   caps.max_message_chars = kMaxMessageChars;
   caps.can_edit = true;
-  caps.markup = Markup::kTelegramHtml;
   return caps;
 }
 
@@ -384,10 +397,20 @@ Result<std::string> TelegramChannel::sendPhoto(const std::string& chat_id, const
   });
 }
 
-Status TelegramChannel::streamText(const std::string&, std::string_view, bool) noexcept {
-  return Status::error("telegram: streamText is not supported (stream by editing messages)");
+OwnerReports TelegramChannel::ownerReports() const noexcept {
+  try {
+    return options_.reports;
+  } catch (...) {  // out of memory copying an id: no reports rather than an exception
+    return {};
+  }
 }
 
-void TelegramChannel::event(const std::string&, const TurnEvent&) noexcept {}
+std::string TelegramChannel::quoteBlock(std::string_view lines) const noexcept {
+  try {
+    return expandableQuote(lines);
+  } catch (...) {
+    return {};
+  }
+}
 
 }  // namespace gantry::telegram

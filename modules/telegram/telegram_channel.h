@@ -32,6 +32,10 @@ struct Options {
   int rate_limit_waits = 50;   ///< per call, for 429 retry_after waits
   int max_retry_after_seconds = 300;
   std::size_t max_photo_bytes = 10 * 1024 * 1024;
+  /// TELEGRAM_ERROR_REPORTING=error|warn: copies of the host's log records of that level go
+  /// to the owner, the first id of TELEGRAM_ALLOWED_USERS (a private chat's id is the
+  /// user's id). off (the default) leaves chat_id empty.
+  OwnerReports reports;
 };
 
 /// Builds Options from the host's configuration; false with *err naming the variable.
@@ -55,9 +59,9 @@ class TelegramChannel final : public Channel {
   Status typing(const std::string& chat_id) noexcept override;
   Result<std::string> sendPhoto(const std::string& chat_id, const Image& image,
                                 std::string_view caption) noexcept override;
-  Status streamText(const std::string& chat_id, std::string_view delta,
-                    bool final) noexcept override;
-  void event(const std::string& chat_id, const TurnEvent& event) noexcept override;
+  OwnerReports ownerReports() const noexcept override;
+  /// An expandable quote (expandableQuote()).
+  std::string quoteBlock(std::string_view lines) const noexcept override;
 
  private:
   using Attempt = std::function<HttpReply()>;

@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include "gantry/text/split.h"
+#include "gantry/text/trim.h"
 #include "telegram_api.h"
-#include "text/split.h"
 
 namespace gantry::telegram {
 namespace {
@@ -17,11 +18,7 @@ bool isWordChar(char c) {
 }
 bool isPunct(char c) { return std::ispunct(static_cast<unsigned char>(c)) != 0; }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (isSpace(s.front()) || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (isSpace(s.back()) || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
+using text::trim;
 
 std::size_t runLength(std::string_view s, std::size_t i, char c) {
   std::size_t n = 0;
@@ -370,6 +367,12 @@ std::vector<Part> renderParts(std::string_view markdown, std::size_t limit) {
     }
   }
   return parts;
+}
+
+std::string expandableQuote(std::string_view lines) {
+  std::string out = "**>";
+  for (char c : lines) out += c == '\n' ? std::string("\n>") : std::string(1, c);
+  return out + "||";
 }
 
 }  // namespace gantry::telegram

@@ -10,7 +10,9 @@
 #include "gantry/host.h"
 #include "gantry/provider.h"
 
-#define GANTRY_ABI_VERSION 1
+/// 2: ChannelCaps::replays_inbox, Channel::ownerReports() and quoteBlock(), default
+/// streamText()/event(); ChannelCaps::markup dropped; ConfigKey::default_value is served.
+#define GANTRY_ABI_VERSION 2
 
 #define GANTRY_STRINGIFY_(x) #x
 #define GANTRY_STRINGIFY(x) GANTRY_STRINGIFY_(x)
@@ -33,8 +35,11 @@ enum class ModuleKind : std::uint32_t { kChannel = 1, kProvider = 2 };
 
 /// An environment key a module reads; the host checks required keys before the factory.
 struct ConfigKey {
-  const char* name;           ///< null name ends the list
-  const char* default_value;  ///< null when none
+  const char* name;  ///< null name ends the list
+  /// What Host::config() returns while the environment leaves the key unset; null when none.
+  /// A module may declare a default for a key another module reads (the stdio channel points
+  /// LLM_BASE_URL at a local model server); the channel's declarations win over the provider's.
+  const char* default_value;
   bool required;
   bool secret;  ///< redacted from logs
 };
@@ -44,6 +49,7 @@ struct ConfigKey {
 extern "C" {
 
 /// Frozen prefix first; new fields are appended only.
+// NOLINTNEXTLINE(readability-identifier-naming): the C entry's type, named as in DESIGN 2.1
 struct gantry_module_desc {
   std::uint32_t abi_version;
   std::uint32_t struct_size;

@@ -5,21 +5,30 @@
 #include <string>
 #include <string_view>
 
+#include "gantry/host.h"
 #include "gantry/message.h"
 #include "gantry/status.h"
 
 namespace gantry {
 
-enum class Markup { kPlain, kTelegramHtml, kDiscordMarkdown, kSlackMrkdwn };
-
 /// What a channel can do; the core's chat experience adapts to it.
 struct ChannelCaps {
-  std::size_t max_message_chars = 4096;  ///< replies are split at this length
+  std::size_t max_message_chars = 4096;  ///< the platform's limit: streamed edits stay below it
   bool can_edit = false;                 ///< edit-in-place streaming possible
   bool raw_stream = false;               ///< streamText() writes deltas as they come (stdio)
   bool ordered_input = false;            ///< turns strictly in order, no coalescing (pipes)
   bool renders_events = false;           ///< errors go to event(), not send() as text (stdio jsonl)
-  Markup markup = Markup::kPlain;
+  /// Messages received but not answered before a restart are answered after it (chat
+  /// platforms, whose messages are still there); false where input does not come back after a
+  /// restart (a terminal, a pipe), so such messages are only marked handled.
+  bool replays_inbox = true;
+};
+
+/// Where the host copies its own log records for the owner, when the operator asked the
+/// channel for that in the channel's configuration (e.g. TELEGRAM_ERROR_REPORTING).
+struct OwnerReports {
+  std::string chat_id;                    ///< the owner's chat; empty: no reports
+  LogLevel min_level = LogLevel::kError;  ///< records at or above it are copied
 };
 
 /// A turn event some channels render (stdio jsonl prints them; chat channels ignore them).
@@ -57,8 +66,10 @@ class Channel {
   /// Asks run() to return soon. Thread-safe, idempotent.
   virtual void stop() noexcept = 0;
 
-  /// Sends text (already within max_message_chars, in the channel's markup); returns the
-  /// platform's message id ("" when the platform has none).
+  /// Sends a reply written in markdown (as the model writes it, any length). The channel
+  /// renders it in its platform's markup and splits what exceeds the platform's limit into
+  /// several messages; returns the id of the last message sent ("" when the platform has
+  /// none). An error when nothing or only part could be sent.
   virtual Result<std::string> send(const std::string& chat_id, std::string_view text) noexcept = 0;
   /// Replaces the text of a sent message (only when caps().can_edit).
   virtual Status edit(const std::string& chat_id, const std::string& message_id,
@@ -68,11 +79,30 @@ class Channel {
   /// Sends an image (URL or data) with a caption.
   virtual Result<std::string> sendPhoto(const std::string& chat_id, const Image& image,
                                         std::string_view caption) noexcept = 0;
-  /// Writes a streamed delta directly (only when caps().raw_stream); final ends the reply.
-  virtual Status streamText(const std::string& chat_id, std::string_view delta,
-                            bool final) noexcept = 0;
-  /// Reports a turn event; channels that do not render events ignore it.
-  virtual void event(const std::string& chat_id, const TurnEvent& event) noexcept = 0;
+  /// Writes a streamed delta directly (called only when caps().raw_stream); final ends the
+  /// reply. Channels without raw streaming keep the default, which refuses.
+  virtual Status streamText(const std::string& /*chat_id*/, std::string_view /*delta*/,
+                            bool /*final*/) noexcept {
+    return Status::error("streamText is not supported by this channel (caps().raw_stream)");
+  }
+  /// Reports a turn event (called only when caps().renders_events); the default ignores it.
+  virtual void event(const std::string& /*chat_id*/, const TurnEvent& /*event*/) noexcept {}
+
+  /// Where the owner's copies of log records go; the default asks for none. Called once at
+  /// boot, before run().
+  virtual OwnerReports ownerReports() const noexcept { return {}; }
+  /// Renders detail lines ('\n'-separated, plain text) as one quoted block in the markdown
+  /// that send() takes, collapsed where the platform can fold a quote; appended by the host
+  /// under a headline (owner reports). The default is a markdown quote, "> " per line.
+  virtual std::string quoteBlock(std::string_view lines) const noexcept {
+    try {
+      std::string out = "> ";
+      for (char c : lines) out += c == '\n' ? std::string("\n> ") : std::string(1, c);
+      return out;
+    } catch (...) {  // out of memory: an empty block rather than an exception
+      return {};
+    }
+  }
 };
 
 }  // namespace gantry

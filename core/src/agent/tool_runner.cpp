@@ -4,8 +4,8 @@
 #include <map>
 #include <thread>
 
+#include "gantry/text/split.h"
 #include "log/log.h"
-#include "text/split.h"
 
 namespace gantry::agent {
 namespace {
@@ -27,15 +27,15 @@ std::string unknownToolText(const std::string& name, const std::vector<std::stri
   return text + " Call one of the tools you were given, with its exact name.";
 }
 
-/// Refuses calls the owner's policy does not allow. Approvals for `ask` are not available
-/// in this version, so such calls are refused with a message saying so.
-Status checkPolicy(const std::string& name, const RunnerOptions& options) {
-  ToolPolicy policy = options.policy ? options.policy(name) : ToolPolicy::kAllow;
-  if (policy == ToolPolicy::kDeny) {
+/// Refuses calls the owner's policy (the tool source's) does not allow. Approvals for `ask`
+/// are not available in this version, so such calls are refused with a message saying so.
+Status checkPolicy(const tools::ToolSource& source, const std::string& name) {
+  tools::Policy policy = source.policy(name);
+  if (policy == tools::Policy::kDeny) {
     return Status::error("error: the owner's policy denies the tool " + name +
                          "; do not call it again, and tell the user it is not allowed.");
   }
-  if (policy == ToolPolicy::kAsk) {
+  if (policy == tools::Policy::kAsk) {
     return Status::error("error: the tool " + name +
                          " needs the owner's approval, which this gantry cannot ask for yet; "
                          "it was not run. Tell the user.");
@@ -52,7 +52,7 @@ void runOne(CallOutcome& out, const tools::Resolution& resolution, const std::st
     return;
   }
   out.call.name = resolution.name;
-  if (Status refused = checkPolicy(out.call.name, options); !refused.isOk()) {
+  if (Status refused = checkPolicy(*resolution.source, out.call.name); !refused.isOk()) {
     out.result = refused.message();
     return;
   }

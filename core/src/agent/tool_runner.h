@@ -4,7 +4,6 @@
 /// call order.
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,14 +23,9 @@ struct CallOutcome {
   std::vector<std::string> candidates;  ///< closest names when the name was unknown
 };
 
-/// The owner's policy for a tool (DESIGN 8): allow, ask (needs an approval), deny.
-enum class ToolPolicy { kAllow, kAsk, kDeny };
-
 struct RunnerOptions {
   int timeout_seconds = 120;
   std::size_t result_max_chars = 16000;
-  /// The policy of a published tool name; unset means allow everything.
-  std::function<ToolPolicy(const std::string& name)> policy;
 };
 
 /// Truncates text to max chars (UTF-8 safe) with a note saying how much was cut.

@@ -4,15 +4,6 @@
 
 namespace gantry::app {
 
-config::EnvLookup withDefaults(config::EnvLookup env, const config::Config& config) {
-  bool stdio = config.channel == "stdio";
-  return [env = std::move(env), stdio](std::string_view key) -> std::optional<std::string> {
-    auto value = env(key);
-    if (!value && stdio && key == "LLM_BASE_URL") return std::string("http://127.0.0.1:11434/v1");
-    return value;
-  };
-}
-
 CoreHost::CoreHost(std::string module, config::EnvLookup env, store::Store* store,
                    const std::atomic<bool>& stopping)
     : module_(std::move(module)), env_(std::move(env)), store_(store), stopping_(stopping) {}

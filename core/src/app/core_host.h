@@ -11,9 +11,6 @@
 
 namespace gantry::app {
 
-/// Environment defaults that depend on the process (the stdio REPL's local endpoint).
-config::EnvLookup withDefaults(config::EnvLookup env, const config::Config& config);
-
 class CoreHost final : public Host {
  public:
   /// store may be null (commands that run no module state); stopping is the process flag.

@@ -72,7 +72,7 @@ class Daemon {
     auto env = take(config::resolvedProcessEnv(secrets_));
     config_ = take(config::load(env));
     log::setLevel(config_.log_level);
-    env_ = withDefaults(env, config_);
+    env_ = env;
     persona_ = take(persona::load(config_.persona_dir));
     openStore();
     pruneIfDue();
@@ -102,6 +102,7 @@ class Daemon {
     std::string dir = modules::moduleDir(config_.module_dir);
     auto channel_module = take(modules::load(dir, ModuleKind::kChannel, config_.channel));
     auto provider_module = take(modules::load(dir, ModuleKind::kProvider, config_.provider));
+    env_ = modules::withDeclaredDefaults(env_, {channel_module, provider_module});
     channel_host_ = std::make_unique<CoreHost>(config_.channel, env_, store_.get(), stopping_);
     provider_host_ = std::make_unique<CoreHost>(config_.provider, env_, store_.get(), stopping_);
     check(modules::checkConfig(channel_module, *channel_host_));
@@ -116,21 +117,12 @@ class Daemon {
               {{"dir", dir}, {"channel", channel_module.path}, {"provider", provider_module.path}});
   }
 
-  /// TELEGRAM_ERROR_REPORTING=error|warn: copies of those log records go to the owner chat,
-  /// the first id of TELEGRAM_ALLOWED_USERS (a private chat's id is the user's id).
+  /// Copies of log records go to the owner's chat when the channel's configuration asks for
+  /// them (Channel::ownerReports, e.g. TELEGRAM_ERROR_REPORTING).
   void startErrorReporting() {
-    if (config_.channel != "telegram") return;
-    std::string mode = env_("TELEGRAM_ERROR_REPORTING").value_or("off");
-    if (mode == "off") return;
-    if (mode != "error" && mode != "warn") {
-      throw BootError{"TELEGRAM_ERROR_REPORTING: \"" + mode + "\" is not one of: off, error, warn"};
-    }
-    std::string users = env_("TELEGRAM_ALLOWED_USERS").value_or("");
-    std::string owner = users.substr(0, users.find(','));
-    owner.erase(0, owner.find_first_not_of(' '));
-    owner.erase(owner.find_last_not_of(' ') + 1);
-    reporter_ = std::make_unique<ErrorReporter>(
-        *channel_, owner, mode == "warn" ? LogLevel::kWarn : LogLevel::kError);
+    OwnerReports reports = channel_->ownerReports();
+    if (reports.chat_id.empty()) return;
+    reporter_ = std::make_unique<ErrorReporter>(*channel_, reports.chat_id, reports.min_level);
   }
 
   void redactSecrets(const modules::Module& module) {
@@ -183,14 +175,6 @@ class Daemon {
     options.runner.timeout_seconds = config_.tool_timeout_seconds;
     options.runner.result_max_chars = static_cast<std::size_t>(config_.tool_result_max_chars);
     options.stream = config_.stream_replies;
-    options.runner.policy = [mcp = mcp_.get()](const std::string& name) {
-      switch (mcp->policyFor(name)) {
-        case mcp::Policy::kDeny: return agent::ToolPolicy::kDeny;
-        case mcp::Policy::kAsk: return agent::ToolPolicy::kAsk;
-        case mcp::Policy::kAllow: break;
-      }
-      return agent::ToolPolicy::kAllow;
-    };
     agent_ = std::make_unique<agent::Agent>(*provider_, catalog_, *store_, options);
     agent_->setPersona(persona_.text);
     chat_ = std::make_unique<chat::ChatService>(*agent_, *channel_, *store_, chatOptions(),
@@ -275,9 +259,7 @@ class Daemon {
 
   void serve() {
     startBackground();
-    // A terminal's or a pipe's input does not come back after a restart; chat platforms'
-    // messages do, and are answered.
-    chat_->replayInbox(config_.channel != "stdio");
+    chat_->replayInbox(channel_->caps().replays_inbox);
     Sink sink(*this);
     channel_status_ = channel_->run(sink);
     if (channel_status_.isOk() && !stopping_) chat_->drain();  // end of input: answer it all

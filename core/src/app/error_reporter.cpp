@@ -26,18 +26,18 @@ std::string repeatNote(std::size_t repeats) {
 
 }  // namespace
 
-std::string renderReport(std::string_view json_line) {
+std::string renderReport(std::string_view json_line, const Channel& channel) {
   try {
     Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(true));  // keep the line's order
     auto object = parser.parse(std::string(json_line)).extract<Poco::JSON::Object::Ptr>();
     std::string text = "⚠️ " + object->optValue<std::string>("level", "error") + ": " +
                        object->optValue<std::string>("msg", "");
-    std::string quote;
+    std::string fields;
     for (const auto& key : object->getNames()) {  // in the line's order
       if (key == "level" || key == "msg") continue;
-      quote += (quote.empty() ? "**>" : "\n>") + key + ": " + object->get(key).toString();
+      fields += (fields.empty() ? "" : "\n") + key + ": " + object->get(key).toString();
     }
-    return quote.empty() ? text : text + "\n" + quote + "||";
+    return fields.empty() ? text : text + "\n" + channel.quoteBlock(fields);
   } catch (const std::exception&) {
     return "⚠️ " + std::string(json_line);
   }
@@ -109,7 +109,7 @@ void ErrorReporter::loop() {
       refill_at = std::chrono::steady_clock::now() + kRefill;
     }
     if (queue_.empty() || tokens == 0) continue;
-    std::string text = renderReport(queue_.front().line);
+    std::string text = renderReport(queue_.front().line, channel_);
     if (!queue_.front().note.empty()) text += "\n(" + queue_.front().note + ")";
     queue_.pop_front();
     if (dropped_ > 0) text += "\n(" + std::to_string(dropped_) + " more not sent: rate limit)";

@@ -1,6 +1,7 @@
 #pragma once
-/// ErrorReporter: TELEGRAM_ERROR_REPORTING — log records at or above a level are also sent
-/// to the owner's chat as an expandable quote, rate-limited, never reporting its own
+/// ErrorReporter: the owner reports a channel asks for (Channel::ownerReports, e.g.
+/// TELEGRAM_ERROR_REPORTING) — log records at or above a level are also sent to the owner's
+/// chat with their fields in the channel's quote block, rate-limited, never reporting its own
 /// failures. A repeated record (same repeatKey) is reported once; its repeats are counted
 /// and summarised at most once per kRepeatWindow.
 
@@ -18,9 +19,10 @@
 
 namespace gantry::app {
 
-/// Renders one JSON log line as the report text: `⚠️ error: msg` then the fields in an
-/// expandable quote (`**>` … `||`, which the Telegram module renders). Pure.
-std::string renderReport(std::string_view json_line);
+/// Renders one JSON log line as the report text: `⚠️ error: msg` then the fields, one
+/// `key: value` a line, in the channel's quote block (Channel::quoteBlock). Pure but for
+/// that call.
+std::string renderReport(std::string_view json_line, const Channel& channel);
 
 class ErrorReporter {
  public:

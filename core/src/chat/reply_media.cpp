@@ -2,17 +2,9 @@
 
 #include <regex>
 
+#include "gantry/text/trim.h"
+
 namespace gantry::chat {
-namespace {
-
-std::string trim(const std::string& s) {
-  auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return {};
-  auto last = s.find_last_not_of(" \t\r\n");
-  return s.substr(first, last - first + 1);
-}
-
-}  // namespace
 
 std::optional<ReplyImage> findImage(const std::string& reply) {
   static const std::regex kMarkdown(R"(!\[[^\]]*\]\((https?://[^)\s]+)\))");
@@ -21,7 +13,7 @@ std::optional<ReplyImage> findImage(const std::string& reply) {
   std::smatch match;
   if (std::regex_search(reply, match, kMarkdown) || std::regex_search(reply, match, kBare)) {
     std::string caption = match.prefix().str() + match.suffix().str();
-    return ReplyImage{match[1].str(), trim(caption)};
+    return ReplyImage{match[1].str(), std::string(text::trim(caption))};
   }
   return std::nullopt;
 }

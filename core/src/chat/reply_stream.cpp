@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
+#include "gantry/text/split.h"
 #include "log/log.h"
-#include "text/split.h"
 
 namespace gantry::chat {
 namespace {

@@ -135,7 +135,6 @@ void readChat(Reader& r, Config& c) {
   r.integer("SPINUP_NOTICE_MS", &c.spinup_notice_ms, 0, 600000);
   r.integer("HEARTBEAT_SECONDS", &c.heartbeat_seconds, 1, 86400);
   r.integer("RECORD_KEEP_DAYS", &c.record_keep_days, 0, 36500);
-  r.oneOf("STDIO_FORMAT", {"text", "jsonl"}, &c.stdio_format);
   int level = r.oneOf("LOG_LEVEL", {"debug", "info", "warn", "error"});
   if (level >= 0) c.log_level = static_cast<LogLevel>(level);
 }

@@ -42,7 +42,6 @@ struct Config {
   int heartbeat_seconds = 30;
   int record_keep_days = 0;  ///< 0 = keep the record forever
   LogLevel log_level = LogLevel::kInfo;
-  std::string stdio_format = "text";  ///< text | jsonl
 };
 
 /// Looks a variable up; nullopt when unset. Empty values count as unset.

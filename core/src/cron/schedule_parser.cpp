@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cron/schedule.h"
+#include "gantry/text/trim.h"
 
 namespace gantry::cron {
 namespace {
@@ -36,13 +37,6 @@ const std::array<FieldSpec, 5> kFields = {{
     // 7 is accepted as a second Sunday and folded onto 0.
     {5, "day-of-week", 0, 7, kDayNames.data(), kDayNames.size(), "weekday name (sun-sat)"},
 }};
-
-std::string trim(std::string_view text) {
-  auto not_space = [](unsigned char c) { return !std::isspace(c); };
-  auto begin = std::find_if(text.begin(), text.end(), not_space);
-  auto end = std::find_if(text.rbegin(), text.rend(), not_space).base();
-  return begin < end ? std::string(begin, end) : std::string();
-}
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -366,7 +360,7 @@ Result<Schedule> parseOneShot(const std::string& text) {
 }  // namespace
 
 Result<Schedule> parseSchedule(std::string_view raw) {
-  std::string text = trim(raw);
+  std::string text(text::trim(raw));
   if (text.empty()) {
     return Status::error(
         "cron: empty schedule; use 5 fields (minute hour day-of-month month day-of-week) such "

@@ -78,14 +78,6 @@ std::size_t McpHost::estimatedTokens() const {
   return tokens;
 }
 
-Policy McpHost::policyFor(const std::string& published_name) const {
-  for (const auto& server : servers_) {
-    auto remote = server->remoteName(published_name);
-    if (!remote.empty()) return server->spec().policyFor(remote);
-  }
-  return Policy::kAllow;
-}
-
 std::string McpHost::describeTools() const {
   std::ostringstream out;
   for (const auto& server : servers_) {

@@ -37,8 +37,6 @@ class McpHost {
   /// Published tools with estimated tokens, one per line, grouped by server (for /tools
   /// and `gantry tools`).
   std::string describeTools() const;
-  /// The policy for a published tool name (kAllow when the name is not an MCP tool).
-  Policy policyFor(const std::string& published_name) const;
   /// Estimated tokens (chars/4) of every published MCP schema right now.
   std::size_t estimatedTokens() const;
   /// Stops every server: closes stdio children, DELETEs HTTP sessions. Idempotent.

@@ -7,11 +7,12 @@
 
 #include "config/secret_ref.h"
 #include "gantry/status.h"
+#include "tools/tool_source.h"
 
 namespace gantry::mcp {
 
-/// Whether a tool may run without asking the operator.
-enum class Policy { kAllow, kAsk, kDeny };
+/// Whether a tool may run without asking the operator (manifest `policy`, `tool_policy`).
+using Policy = tools::Policy;
 
 /// "allow" | "ask" | "deny".
 const char* policyName(Policy policy);

@@ -15,12 +15,12 @@ struct McpOptions {
   std::size_t schema_max_tokens = 0;
   /// How long start() waits, in total, for servers to come up; slower ones join later.
   std::chrono::milliseconds boot_wait{10000};
-  std::chrono::milliseconds init_timeout{30000};     ///< initialize and tools/list
-  std::chrono::milliseconds health_interval{30000};  ///< ping period while idle
-  std::chrono::milliseconds health_timeout{10000};   ///< no pong within this = hung
-  std::chrono::milliseconds backoff_initial{500};    ///< first restart delay, doubled
-  std::chrono::milliseconds backoff_max{30000};      ///< restart delay cap
-  std::size_t message_cap = 4 * 1024 * 1024;         ///< largest accepted message
+  std::chrono::milliseconds init_timeout{30000};           ///< initialize and tools/list
+  std::chrono::milliseconds health_interval{30000};        ///< ping period while idle
+  std::chrono::milliseconds health_timeout{10000};         ///< no pong within this = hung
+  std::chrono::milliseconds backoff_initial{500};          ///< first restart delay, doubled
+  std::chrono::milliseconds backoff_max{30000};            ///< restart delay cap
+  std::size_t message_cap = std::size_t{4} * 1024 * 1024;  ///< largest accepted message
 };
 
 }  // namespace gantry::mcp

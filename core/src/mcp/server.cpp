@@ -274,6 +274,11 @@ std::string McpServer::remoteName(const std::string& published) const {
   return found == remote_by_published_.end() ? std::string() : found->second;
 }
 
+tools::Policy McpServer::policy(const std::string& name) const {
+  const auto remote = remoteName(name);
+  return remote.empty() ? tools::Policy::kAllow : spec_.policyFor(remote);
+}
+
 bool McpServer::hasRemoteTool(const std::string& tool) const {
   std::lock_guard lock(mutex_);
   return std::find(remote_names_.begin(), remote_names_.end(), tool) != remote_names_.end();

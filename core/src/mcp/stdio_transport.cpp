@@ -17,7 +17,7 @@ namespace {
 /// Reads fd until EOF, passing each chunk on.
 template <class OnChunk>
 void pump(int fd, OnChunk on_chunk) {
-  std::string buffer(64 * 1024, '\0');
+  std::string buffer(std::size_t{64} * 1024, '\0');
   while (true) {
     const ssize_t n = ::read(fd, buffer.data(), buffer.size());
     if (n < 0 && errno == EINTR) continue;

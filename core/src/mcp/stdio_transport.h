@@ -17,7 +17,7 @@ struct StdioOptions {
   std::string command;
   std::vector<std::string> args;
   Environment env;  ///< the complete child environment
-  std::size_t line_cap = 4 * 1024 * 1024;
+  std::size_t line_cap = std::size_t{4} * 1024 * 1024;
   std::size_t stderr_line_max = 1000;  ///< longer stderr lines are cut
   int stderr_lines_per_second = 20;    ///< sustained relay rate (burst of 5 s worth)
 };

@@ -1,7 +1,7 @@
 #include "memory/consolidation_prompt.h"
 
+#include "gantry/text/split.h"
 #include "memory/ranking.h"
-#include "text/split.h"
 
 namespace gantry::memory {
 namespace {

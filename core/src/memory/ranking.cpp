@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "text/split.h"
+#include "gantry/text/split.h"
 
 namespace gantry::memory {
 namespace {

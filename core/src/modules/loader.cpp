@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <exception>
 #include <filesystem>
+#include <map>
 #include <regex>
 
 #include "config/secret_ref.h"
@@ -143,6 +144,22 @@ Result<Module> load(const std::string& dir, ModuleKind kind, const std::string& 
   if (Status s = checkAbi(path, desc); !s.isOk()) return s;
   if (Status s = checkIdentity(path, desc, kind, name); !s.isOk()) return s;
   return Module{path, desc};
+}
+
+config::EnvLookup withDeclaredDefaults(config::EnvLookup env, const std::vector<Module>& modules) {
+  std::map<std::string, std::string, std::less<>> defaults;
+  for (const Module& module : modules) {
+    for (const ConfigKey* key = module.desc->config; key && key->name; ++key) {
+      if (key->default_value) defaults.emplace(key->name, key->default_value);
+    }
+  }
+  return [env = std::move(env),
+          defaults = std::move(defaults)](std::string_view key) -> std::optional<std::string> {
+    if (auto value = env(key)) return value;
+    auto found = defaults.find(key);
+    if (found == defaults.end()) return std::nullopt;
+    return found->second;
+  };
 }
 
 Status checkConfig(const Module& module, const Host& host) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "config/config.h"
 #include "gantry/abi.h"
 
 namespace gantry::modules {
@@ -28,6 +29,11 @@ std::vector<std::string> available(const std::string& dir, ModuleKind kind);
 /// Finds, loads and checks `<kind>_<name>.so` in dir: exists, loads, exports the entry,
 /// ABI version, descriptor size, build signature, kind and name.
 Result<Module> load(const std::string& dir, ModuleKind kind, const std::string& name);
+
+/// env with the modules' declared defaults (ConfigKey::default_value) for keys it leaves
+/// unset; the first module in `modules` that declares a default for a key wins. The modules'
+/// descriptors are static, so the result may outlive the vector.
+config::EnvLookup withDeclaredDefaults(config::EnvLookup env, const std::vector<Module>& modules);
 
 /// Checks the module's required config keys are set (through host.config()).
 Status checkConfig(const Module& module, const Host& host);

@@ -6,8 +6,8 @@
 #include <mutex>
 #include <thread>
 
+#include "gantry/text/split.h"
 #include "session/context_tail.h"
-#include "text/split.h"
 
 namespace gantry::session {
 namespace {

@@ -11,7 +11,7 @@
 #include <set>
 #include <sstream>
 
-#include "text/split.h"
+#include "gantry/text/split.h"
 
 namespace gantry::tools {
 namespace {

@@ -7,15 +7,12 @@
 
 #include <sstream>
 
+#include "gantry/text/trim.h"
+
 namespace gantry::tools {
 namespace {
 
-std::string_view trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return text.substr(first, last - first + 1);
-}
+using text::trim;
 
 Poco::JSON::Object::Ptr parseObject(std::string_view text) {
   try {

@@ -18,6 +18,9 @@ struct ToolResult {
   std::string text;
 };
 
+/// The owner's policy for a tool (DESIGN 8): allow, ask (needs an approval), deny.
+enum class Policy { kAllow, kAsk, kDeny };
+
 /// Who is calling: the chat a call belongs to (cron jobs push to it).
 struct CallContext {
   std::string chat_id;
@@ -42,6 +45,14 @@ class ToolSource {
   /// True when calls must run one at a time (a stdio server handles one request per line
   /// in order; concurrent calls to it are queued by the loop).
   virtual bool serialized() const { return false; }
+
+  /// The owner's policy for tool `name` (a published name of this source), checked by the
+  /// loop before every call. Built-ins allow everything; an MCP server answers from its
+  /// manifest entry. Thread-safe; never throws.
+  virtual Policy policy(const std::string& name) const {
+    static_cast<void>(name);
+    return Policy::kAllow;
+  }
 };
 
 }  // namespace gantry::tools

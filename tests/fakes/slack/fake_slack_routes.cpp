@@ -64,6 +64,19 @@ std::string param(const Object::Ptr& params, const std::string& name) {
   return value.isString() ? value.extract<std::string>() : value.toString();
 }
 
+// The event a test posts to /control/event.
+FakeSlack::Event eventFrom(const Object::Ptr& params) {
+  FakeSlack::Event event;
+  event.user = param(params, "user");
+  event.text = param(params, "text");
+  event.channel = param(params, "channel");
+  if (params->has("channel_type")) event.channel_type = param(params, "channel_type");
+  event.subtype = param(params, "subtype");
+  event.bot_id = param(params, "bot_id");
+  if (params->has("deliveries")) event.deliveries = params->getValue<int>("deliveries");
+  return event;
+}
+
 }  // namespace
 
 void FakeSlack::Impl::serveApi(const std::string& method, HTTPServerRequest& request,
@@ -190,15 +203,7 @@ void FakeSlack::Impl::serveControl(const std::string& what, HTTPServerRequest& r
   Object reply;
   reply.set("ok", true);
   if (what == "event") {
-    Event event;
-    event.user = param(params, "user");
-    event.text = param(params, "text");
-    event.channel = param(params, "channel");
-    if (params->has("channel_type")) event.channel_type = param(params, "channel_type");
-    event.subtype = param(params, "subtype");
-    event.bot_id = param(params, "bot_id");
-    if (params->has("deliveries")) event.deliveries = params->getValue<int>("deliveries");
-    reply.set("event_id", enqueue(event));
+    reply.set("event_id", enqueue(eventFrom(params)));
   } else if (what == "disconnect") {
     disconnect(params->has("reason") ? param(params, "reason") : "refresh_requested");
   } else if (what == "drop") {

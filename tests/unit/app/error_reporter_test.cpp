@@ -9,17 +9,6 @@
 
 #include "log/log.h"
 
-TEST_CASE("a log record renders as a headline and an expandable quote of its fields", "[app]") {
-  auto text = gantry::app::renderReport(
-      R"({"ts":"2026-11-30T23:00:00.000Z","level":"error","msg":"turn_failed","error":"model: HTTP 500"})");
-  CHECK(text ==
-        "⚠️ error: turn_failed\n**>ts: 2026-11-30T23:00:00.000Z\n>error: model: HTTP 500||");
-}
-
-TEST_CASE("a line that is not JSON is reported as it is", "[app]") {
-  CHECK(gantry::app::renderReport("plain") == "⚠️ plain");
-}
-
 namespace {
 
 // Records what the reporter sends; everything else is a no-op.
@@ -61,6 +50,21 @@ class RecordingChannel final : public gantry::Channel {
 };
 
 }  // namespace
+
+TEST_CASE("a log record renders as a headline and the channel's quote block of its fields",
+          "[app]") {
+  RecordingChannel channel;  // the boundary's default quote block: "> " per line
+  auto text = gantry::app::renderReport(
+      R"({"ts":"2026-11-30T23:00:00.000Z","level":"error","msg":"turn_failed","error":"model: HTTP 500"})",
+      channel);
+  CHECK(text ==
+        "⚠️ error: turn_failed\n> ts: 2026-11-30T23:00:00.000Z\n> error: model: HTTP 500");
+}
+
+TEST_CASE("a line that is not JSON is reported as it is", "[app]") {
+  RecordingChannel channel;
+  CHECK(gantry::app::renderReport("plain", channel) == "⚠️ plain");
+}
 
 TEST_CASE("a broken server's repeated error reaches the owner once, then with a count", "[app]") {
   RecordingChannel channel;

@@ -47,7 +47,6 @@ TEST_CASE("an empty environment gives the documented defaults", "[config]") {
   CHECK(c->spinup_notice_ms == 4000);
   CHECK(c->heartbeat_seconds == 30);
   CHECK(c->log_level == gantry::LogLevel::kInfo);
-  CHECK(c->stdio_format == "text");
 }
 
 TEST_CASE("values are parsed with their types", "[config]") {
@@ -80,7 +79,6 @@ TEST_CASE("a malformed value names the variable and what is accepted", "[config]
         "TOOL_TRACE: \"loud\" is not one of: compact, full, off");
   CHECK(error({{"LOG_LEVEL", "trace"}}) ==
         "LOG_LEVEL: \"trace\" is not one of: debug, info, warn, error");
-  CHECK(error({{"STDIO_FORMAT", "xml"}}) == "STDIO_FORMAT: \"xml\" is not one of: text, jsonl");
   CHECK(error({{"MEMORY_BACKEND", "mcp:"}}).rfind("MEMORY_BACKEND:", 0) == 0);
   CHECK(error({{"CHANNEL", "../evil"}}) ==
         "CHANNEL: \"../evil\" is not a module name ([a-z0-9_]+)");

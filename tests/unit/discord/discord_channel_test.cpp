@@ -388,7 +388,7 @@ TEST_CASE("stop makes run return and closes the session normally", "[discord]") 
   CHECK(rig.fake.stats().client_close_codes.back() == 1000);
 }
 
-TEST_CASE("caps report 2000 characters, edits and Discord markdown", "[discord]") {
+TEST_CASE("caps report 2000 characters, edits and a replayed inbox", "[discord]") {
   Rig rig;
   auto config = readConfig(rig.host);
   REQUIRE(config.isOk());
@@ -396,7 +396,7 @@ TEST_CASE("caps report 2000 characters, edits and Discord markdown", "[discord]"
   ChannelCaps caps = channel.caps();
   CHECK(caps.max_message_chars == 2000);
   CHECK(caps.can_edit);
-  CHECK(caps.markup == Markup::kDiscordMarkdown);
+  CHECK(caps.replays_inbox);
 }
 
 TEST_CASE("a missing or malformed allowlist fails the factory", "[discord]") {

@@ -293,3 +293,15 @@ TEST_CASE("a call to a server that stopped reading its input ends at the call's 
   CHECK_FALSE(result.ok);
   CHECK(std::chrono::steady_clock::now() - started < 3s);
 }
+
+TEST_CASE("a server's policy for its published tools is its manifest entry's", "[mcp]") {
+  auto spec = fakeSpec();
+  spec.policy = Policy::kAsk;
+  spec.tool_policy["echo"] = Policy::kDeny;
+  auto host = startHost({spec});
+  auto* server = host->server("fake");
+  REQUIRE(server->status().state == ServerState::kUp);
+  CHECK(server->policy("fake__echo") == Policy::kDeny);
+  CHECK(server->policy("fake__env") == Policy::kAsk);
+  CHECK(server->policy("not_published") == Policy::kAllow);  // such a call fails on its own
+}

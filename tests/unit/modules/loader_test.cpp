@@ -1,6 +1,7 @@
 #include "modules/loader.h"
 
 #include <catch2/catch.hpp>
+#include <map>
 
 #include "fakes/fake_host.h"
 
@@ -37,13 +38,13 @@ TEST_CASE("a missing module lists the modules that exist", "[modules]") {
 }
 
 TEST_CASE("a module with another ABI version is refused", "[modules]") {
-  CHECK(loadError("wrongabi").find("has ABI version 99, this gantry has 1 (rebuild the module)") !=
+  CHECK(loadError("wrongabi").find("has ABI version 99, this gantry has 2 (rebuild the module)") !=
         std::string::npos);
 }
 
 TEST_CASE("a module built with another signature is refused", "[modules]") {
   auto msg = loadError("badsig");
-  CHECK(msg.find("was built as \"abi=1;cc=some other compiler\", this gantry as \"abi=1;") !=
+  CHECK(msg.find("was built as \"abi=2;cc=some other compiler\", this gantry as \"abi=2;") !=
         std::string::npos);
 }
 
@@ -111,4 +112,37 @@ TEST_CASE("a module key set to a secret:// value fails the config check naming i
   CHECK(modules::checkConfig(m.value(), host)
             .message()
             .rfind("FIXTURE_REQUIRED: \"secret://fixture\" holds a secret:// reference", 0) == 0);
+}
+
+TEST_CASE("a key the environment leaves unset reads as the module's declared default",
+          "[modules]") {
+  auto m = modules::load(kDir, ModuleKind::kChannel, "good");
+  REQUIRE(m.isOk());
+  std::map<std::string, std::string, std::less<>> env{{"FIXTURE_REQUIRED", "set"}};
+  auto lookup = modules::withDeclaredDefaults(
+      [&env](std::string_view key) -> std::optional<std::string> {
+        auto found = env.find(key);
+        if (found == env.end()) return std::nullopt;
+        return found->second;
+      },
+      {m.value()});
+  CHECK(lookup("FIXTURE_DEFAULTED") == "declared");
+  CHECK(lookup("FIXTURE_REQUIRED") == "set");
+  CHECK(lookup("UNDECLARED") == std::nullopt);
+  env["FIXTURE_DEFAULTED"] = "from env";
+  CHECK(lookup("FIXTURE_DEFAULTED") == "from env");
+}
+
+TEST_CASE("a channel that overrides only what it must gets the boundary's defaults", "[modules]") {
+  auto m = modules::load(kDir, ModuleKind::kChannel, "good");
+  REQUIRE(m.isOk());
+  gantry::testing::FakeHost host;
+  host.env["FIXTURE_REQUIRED"] = "1";
+  auto channel = modules::createChannel(m.value(), host);
+  REQUIRE(channel.isOk());
+  gantry::Channel& c = *channel.value();
+  CHECK(c.caps().replays_inbox);
+  CHECK_FALSE(c.streamText("1", "x", true).isOk());
+  CHECK(c.ownerReports().chat_id.empty());
+  CHECK(c.quoteBlock("a: 1\nb: 2") == "> a: 1\n> b: 2");
 }

@@ -36,9 +36,9 @@ struct Bench {
   std::vector<ChatMessage> messages;
   CancelToken cancel;
 
-  explicit Bench(Env extra = {}) {
+  explicit Bench(const Env& extra = {}) {
     host.env = {{"LLM_BASE_URL", server.baseUrl()}, {"LLM_MODEL", "fake-model"}};
-    for (auto& [key, value] : extra) host.env[key] = value;
+    for (const auto& [key, value] : extra) host.env[key] = value;
     std::string err;
     provider.reset(gantry::openai::createOpenAiProvider(host, &err));
     REQUIRE(provider);

@@ -319,3 +319,20 @@ TEST_CASE("missing token or allowlist fails with the variable's name", "[telegra
   CHECK(gantry::telegram::optionsFromHost(host, &options, &err));
   CHECK(options.api_base == "https://api.telegram.org");
 }
+
+TEST_CASE("TELEGRAM_ERROR_REPORTING names the owner's chat and level, or fails the factory",
+          "[telegram][config]") {
+  FakeHost host;
+  host.env = {{"TELEGRAM_BOT_TOKEN", "1:x"}, {"TELEGRAM_ALLOWED_USERS", " 42 ,7"}};
+  Options options;
+  std::string err;
+  REQUIRE(gantry::telegram::optionsFromHost(host, &options, &err));
+  CHECK(options.reports.chat_id.empty());  // off by default
+  host.env["TELEGRAM_ERROR_REPORTING"] = "warn";
+  REQUIRE(gantry::telegram::optionsFromHost(host, &options, &err));
+  CHECK(options.reports.chat_id == "42");  // the first id as written, not the smallest
+  CHECK(options.reports.min_level == gantry::LogLevel::kWarn);
+  host.env["TELEGRAM_ERROR_REPORTING"] = "loud";
+  CHECK_FALSE(gantry::telegram::optionsFromHost(host, &options, &err));
+  CHECK(err == "TELEGRAM_ERROR_REPORTING: \"loud\" is not one of: off, error, warn");
+}

@@ -111,3 +111,9 @@ TEST_CASE("blank text renders to no parts", "[telegram][split]") {
   CHECK(renderParts("").empty());
   CHECK(renderParts("\n\n  \n").empty());
 }
+
+TEST_CASE("detail lines become an expandable quote that renders as one", "[telegram][render]") {
+  std::string quote = gantry::telegram::expandableQuote("ts: 1\nerror: HTTP 500");
+  CHECK(quote == "**>ts: 1\n>error: HTTP 500||");
+  CHECK(renderHtml(quote) == "<blockquote expandable>ts: 1\nerror: HTTP 500</blockquote>");
+}

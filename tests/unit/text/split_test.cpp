@@ -1,4 +1,4 @@
-#include "text/split.h"
+#include "gantry/text/split.h"
 
 #include <catch2/catch.hpp>
 

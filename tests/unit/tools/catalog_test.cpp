@@ -11,8 +11,8 @@ namespace {
 
 class StaticSource final : public ToolSource {
  public:
-  explicit StaticSource(std::vector<std::string> names) {
-    for (auto& name : names) tools_.push_back({name, "d", "{}"});
+  explicit StaticSource(const std::vector<std::string>& names) {
+    for (const auto& name : names) tools_.push_back({name, "d", "{}"});
   }
   std::vector<ToolSchema> tools() const override { return tools_; }
   ToolResult call(const std::string& name, const std::string&, const CallContext&) override {
@@ -102,4 +102,10 @@ TEST_CASE("edit distance counts insertions, deletions and substitutions", "[tool
   CHECK(editDistance("kitten", "sitting") == 3);
   CHECK(editDistance("", "abc") == 3);
   CHECK(editDistance("same", "same") == 0);
+}
+TEST_CASE("a tool source that states no policy allows its tools", "[tools]") {
+  Fixture f;
+  auto resolved = f.catalog.resolve("memory_store");
+  REQUIRE(resolved.source == &f.builtin);
+  CHECK(resolved.source->policy("memory_store") == Policy::kAllow);
 }
