@@ -305,7 +305,7 @@ TEST_CASE("gantry doctor checks the database and --repair closes orphaned calls"
   REQUIRE(runGantry(env, "hello\n").code == 0);
   auto check = runGantry(env, "", {"doctor"});
   CHECK(check.code == 0);
-  CHECK(check.out.find("memory_fts: ok") != std::string::npos);
+  CHECK(check.out.find("fts (memory, messages): ok") != std::string::npos);
   auto repair = runGantry(env, "", {"doctor", "--repair"});
   CHECK(repair.code == 0);
   CHECK(repair.out.find("tool calls closed: 0") != std::string::npos);

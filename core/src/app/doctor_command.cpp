@@ -18,16 +18,16 @@ int check(store::Store& store, bool repair) {
   int problems = 0;
   std::cout << "quick_check: ok\n";  // Store::open refuses a database that fails it
   if (Status s = store::checkFts(store); !s.isOk()) {
-    std::cout << "memory_fts: " << s.message() << "\n";
+    std::cout << "fts: " << s.message() << "\n";
     if (repair) {
       Status fixed = store::rebuildFts(store);
-      std::cout << "memory_fts: " << (fixed.isOk() ? "rebuilt" : fixed.message()) << "\n";
+      std::cout << "fts: " << (fixed.isOk() ? "rebuilt" : fixed.message()) << "\n";
       problems += fixed.isOk() ? 0 : 1;
     } else {
       ++problems;
     }
   } else {
-    std::cout << "memory_fts: ok\n";
+    std::cout << "fts (memory, messages): ok\n";
   }
   if (repair) {
     auto closed = store::MessageRepo(store).closeOrphanedToolCalls();
