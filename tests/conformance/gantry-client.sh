@@ -28,7 +28,8 @@ if [ -n "$tool" ]; then
 fi
 echo '{"content":"conformance turn done"}' >>"$work/script.jsonl"
 
-"$FAKE_OPENAI_BIN" --script "$work/script.jsonl" >"$work/port" &
+: >"$work/port"  # exists before the fake writes to it, so the poll below can read it
+"$FAKE_OPENAI_BIN" --script "$work/script.jsonl" >>"$work/port" &
 fake_pid=$!
 port=
 for _ in $(seq 100); do
