@@ -41,8 +41,10 @@ Poco::JSON::Object::Ptr textResult(const ToolResult& result) {
 
 std::string negotiate(const Poco::JSON::Object::Ptr& params) {
   const auto asked = params.isNull() ? "" : params->optValue<std::string>("protocolVersion", "");
-  const auto& known = kProtocolVersions;
-  return std::find(known.begin(), known.end(), asked) != known.end() ? asked : known.front();
+  for (const char* known : mcp::jsonrpc::kProtocolVersions) {
+    if (asked == known) return asked;
+  }
+  return mcp::jsonrpc::kProtocolVersions[0];
 }
 
 void writeLine(const std::string& line) { std::cout << line << '\n' << std::flush; }

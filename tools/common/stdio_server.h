@@ -13,10 +13,6 @@
 
 namespace gantry::toolserver {
 
-/// The protocol versions spoken, newest first; an unknown request gets the newest.
-inline const std::vector<std::string> kProtocolVersions = {"2025-11-25", "2025-06-18",
-                                                           "2025-03-26"};
-
 /// What a tool call returns: text for the model, and whether it is an error result.
 struct ToolResult {
   std::string text;

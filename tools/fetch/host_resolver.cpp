@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "fetch/allowlist.h"
+#include "gantry/net/localhost.h"
 
 namespace gantry::fetch {
 namespace {
@@ -76,23 +77,10 @@ Result<HostResolver> HostResolver::load(const std::string& hosts_file) {
   return resolver;
 }
 
-namespace {
-
-// "localhost" and names under it are loopback by definition (RFC 6761), whatever a resolver
-// or a missing /etc/hosts would say: they are never looked up.
-bool isLocalhostName(const std::string& host) {
-  constexpr std::string_view kSuffix = ".localhost";
-  return host == "localhost" ||
-         (host.size() > kSuffix.size() &&
-          host.compare(host.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0);
-}
-
-}  // namespace
-
 Result<std::vector<IpAddress>> HostResolver::resolve(const std::string& host) const {
   if (auto ip = numericHost(host)) return std::vector<IpAddress>{*ip};
   if (auto it = fixed_.find(host); it != fixed_.end()) return it->second;
-  if (isLocalhostName(host)) {
+  if (net::isLocalhostName(host)) {  // never looked up
     return std::vector<IpAddress>{*IpAddress::parse("127.0.0.1"), *IpAddress::parse("::1")};
   }
   return systemResolve(host);

@@ -32,7 +32,7 @@ Poco::JSON::Object::Ptr initializeParams() {
   info->set("name", "gantry");
   info->set("version", "0.1.0");
   Poco::JSON::Object::Ptr params = new Poco::JSON::Object;
-  params->set("protocolVersion", kProtocolVersions[0]);
+  params->set("protocolVersion", jsonrpc::kProtocolVersions[0]);
   params->set("capabilities", Poco::JSON::Object::Ptr(new Poco::JSON::Object));
   params->set("clientInfo", info);
   return params;
@@ -89,7 +89,7 @@ Status Client::checkInitialize(const Poco::JSON::Object::Ptr& result) {
   if (result.isNull()) return Status::error("initialize: the result is not an object");
   const auto version = result->optValue<std::string>("protocolVersion", "");
   bool known = false;
-  for (const char* ours : kProtocolVersions) known = known || version == ours;
+  for (const char* ours : jsonrpc::kProtocolVersions) known = known || version == ours;
   if (!known) {
     return Status::error("initialize: the server speaks protocol \"" + version +
                          "\"; gantry speaks 2025-11-25, 2025-06-18 and 2025-03-26");

@@ -17,9 +17,6 @@
 
 namespace gantry::mcp {
 
-/// The protocol revisions we speak, newest first; the first is what we ask for.
-inline constexpr const char* kProtocolVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
-
 /// A tool as the server lists it.
 struct RemoteTool {
   std::string name;

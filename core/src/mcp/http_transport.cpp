@@ -9,6 +9,7 @@
 #include <atomic>
 #include <limits>
 
+#include "gantry/net/localhost.h"
 #include "gantry/net/low_latency_session.h"
 #include "log/log.h"
 #include "mcp/jsonrpc.h"
@@ -95,9 +96,7 @@ std::string HttpTransport::target() const {
 // for certificate checks). The Host header still carries the name.
 std::string HttpTransport::connectHost() const {
   const auto& host = uri_.getHost();
-  const bool local = host == "localhost" ||
-                     (host.size() > 10 && host.compare(host.size() - 10, 10, ".localhost") == 0);
-  return local && uri_.getScheme() == "http" ? "127.0.0.1" : host;
+  return net::isLocalhostName(host) && uri_.getScheme() == "http" ? "127.0.0.1" : host;
 }
 
 void HttpTransport::initialized(const std::string& version, const std::string& init_request,

@@ -16,6 +16,10 @@
 
 namespace gantry::mcp::jsonrpc {
 
+/// The MCP protocol revisions gantry speaks, as client and as server, newest first; the
+/// first is what a client asks for and what a server answers an unknown request with.
+inline constexpr const char* kProtocolVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
+
 /// One decoded JSON-RPC message.
 struct Message {
   enum class Kind { kRequest, kNotification, kResult, kError };
