@@ -74,25 +74,28 @@ TEST_CASE("a tool call running when the process is killed is closed, not replaye
   CHECK(second.err().find(R"("msg":"tool_call","name":"slow__hang")") == std::string::npos);
 }
 
-TEST_CASE("tools the manifest denies or reserves for approval are not run", "[e2e]") {
+TEST_CASE("a denied tool is refused and an ask tool waits for the owner, unrun", "[e2e]") {
   FakeOpenAiServer llm;
   llm.addReply(
       R"({"tool_calls":[{"id":"c1","name":"fake__echo","arguments":"{\"message\":\"hi\"}"},)"
       R"({"id":"c2","name":"fake__add_tool","arguments":"{}"}]})");
-  llm.addReply(R"({"content":"could not"})");
+  llm.addReply(R"({"content":"never asked for"})");
   Workspace ws("policy");
   ws.write("mcp.toml", "[[server]]\nname = \"fake\"\ncommand = \"" GANTRY_BUILD_DIR
                        "/tests/fakes/mcp/fake_mcp_server\"\n"
                        "tool_policy = { echo = \"deny\", add_tool = \"ask\" }\n");
-  GantryProcess g(gantry::e2e::stdioEnv(ws, llm.port()));
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  env["APPROVAL_WAIT_SECONDS"] = "0";  // parks at once: nobody answers a pipe
+  GantryProcess g(env);
   g.write("try the tools\n");
   g.closeInput();
   CHECK(g.wait(60s) == 0);
   INFO(g.err());
-  auto followup = llm.requests().at(1);
-  CHECK(followup.find("policy denies the tool fake__echo") != std::string::npos);
-  CHECK(followup.find("fake__add_tool needs the owner's approval") != std::string::npos);
-  CHECK(g.out().find("could not") != std::string::npos);
+  CHECK(llm.requests().size() == 1);  // the turn ends waiting; no model call could do more
+  CHECK(g.out().find("Approval needed to run fake__add_tool with {}") != std::string::npos);
+  CHECK(g.out().find("Waiting for your approval to run fake__add_tool: /approve ") !=
+        std::string::npos);
+  CHECK(g.out().find("never asked for") == std::string::npos);
 }
 
 TEST_CASE("a full turn reads a file through the real server-filesystem, name repaired",

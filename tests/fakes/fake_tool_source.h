@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -23,11 +24,16 @@ class FakeToolSource final : public tools::ToolSource {
 
   /// Runs for every call (on the call's thread); unset answers "ok NAME".
   Handler handler;
+  /// The owner's policy by tool name; unlisted tools are allowed. Set before calls start.
+  std::map<std::string, tools::Policy> policies;
+  /// Part of every published description: changing it changes the tools' schemas.
+  std::string schema_version;
 
   std::vector<ToolSchema> tools() const override {
     std::vector<ToolSchema> schemas;
     for (const auto& name : names_) {
-      schemas.push_back({name, "fake tool " + name, R"({"type":"object","properties":{}})"});
+      schemas.push_back(
+          {name, "fake tool " + name + schema_version, R"({"type":"object","properties":{}})"});
     }
     return schemas;
   }
@@ -42,6 +48,10 @@ class FakeToolSource final : public tools::ToolSource {
     return result;
   }
   bool serialized() const override { return serialized_; }
+  tools::Policy policy(const std::string& name) const override {
+    auto found = policies.find(name);
+    return found == policies.end() ? tools::Policy::kAllow : found->second;
+  }
 
   std::vector<std::string> started() {
     std::lock_guard lock(mutex_);

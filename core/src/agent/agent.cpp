@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <optional>
 
 #include "agent/prompt.h"
 #include "agent/reply_gate.h"
 #include "log/log.h"
 #include "session/history_bounds.h"
+#include "store/approval_repo.h"
 #include "tools/call_schema.h"
 #include "tools/hardening.h"
 
@@ -38,8 +40,17 @@ class Agent::Turn {
 
   TurnResult run() {
     start_ = Clock::now();
-    if (Status s = recordUserMessage(); !s.isOk()) return finish(s);
+    bool continuation = !request_.approval_id.empty();
+    if (Status s = continuation ? conversation_.open(request_.chat_id) : recordUserMessage();
+        !s.isOk()) {
+      return finish(s);
+    }
+    result_.session_id = conversation_.sessionId();
     if (Status s = loadContext(); !s.isOk()) return finish(s);
+    if (continuation) {
+      if (Status s = runDecidedCall(); !s.isOk()) return finish(s);
+      if (!awaiting_.empty()) return finishWaiting();
+    }
     for (int round = 0;; ++round) {
       if (cancel_.cancelled()) return finish(Status::cancelled());
       bool tools_on = round < a_.options_.tool_max_iterations && constrained_.empty();
@@ -52,6 +63,7 @@ class Agent::Turn {
         return finishWithText(std::move(message), round);
       }
       if (Status s = runTools(std::move(message), round); !s.isOk()) return finish(s);
+      if (!awaiting_.empty()) return finishWaiting();
     }
   }
 
@@ -60,7 +72,6 @@ class Agent::Turn {
   /// marks it handled then.
   Status recordUserMessage() {
     if (Status s = conversation_.open(request_.chat_id); !s.isOk()) return s;
-    result_.session_id = conversation_.sessionId();
     auto id = conversation_.recordUser(request_.text, request_.images);
     if (!id.isOk()) return id.status();
     result_.user_message_id = id.value();
@@ -152,7 +163,21 @@ class Agent::Turn {
     observer_.onTextDiscarded();
   }
 
-  Status runTools(ChatMessage message, int round) {
+  /// A continuation's first step: the parked call, as it was asked for, recorded as a new
+  /// call of this turn and run under its approval (claimed, so it runs once) or refused.
+  Status runDecidedCall() {
+    auto row = store::ApprovalRepo(a_.store_).find(request_.approval_id);
+    if (!row.isOk()) return row.status();
+    if (!row->has_value()) return Status::error("approval " + request_.approval_id + " is gone");
+    const store::ApprovalRow& approval = *row.value();
+    ChatMessage message;
+    message.role = Role::kAssistant;
+    std::string call_id = "call_a_" + approval.id;
+    message.tool_calls.push_back({call_id, approval.tool, approval.arguments, {}});
+    return runTools(std::move(message), 0, {{call_id, approval.id}});
+  }
+
+  Status runTools(ChatMessage message, int round, std::map<std::string, std::string> decided = {}) {
     for (std::size_t i = 0; i < message.tool_calls.size(); ++i) {
       if (message.tool_calls[i].id.empty()) message.tool_calls[i].id = generatedId(round, i);
     }
@@ -162,8 +187,9 @@ class Agent::Turn {
     if (!rows.isOk()) return rows.status();
     result_.progressed = true;
     auto tool_start = Clock::now();
-    auto outcomes = runRound(message.tool_calls, a_.catalog_, request_.chat_id, cancel_,
-                             a_.options_.runner, observer_);
+    Round context{a_.catalog_, request_.chat_id, cancel_,           a_.options_.runner,
+                  observer_,   a_.approvals_,    std::move(decided)};
+    auto outcomes = runRound(message.tool_calls, context);
     tool_ms_ += msSince(tool_start);
     result_.tool_calls += static_cast<int>(outcomes.size());
     return recordResults(outcomes, rows.value());
@@ -173,11 +199,13 @@ class Agent::Turn {
     constrained_.clear();
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
       const auto& o = outcomes[i];
-      if (Status s = conversation_.recordResult(rows[i], o.call, o.ok, o.result, o.dur_ms);
+      if (Status s =
+              conversation_.recordResult(rows[i], o.call, o.ok, o.result, o.dur_ms, o.decision);
           !s.isOk()) {
         return s;
       }
       for (const auto& c : o.candidates) constrained_.push_back(c);
+      if (o.awaiting_approval) awaiting_.push_back(o);
     }
     conversation_.collapseToolResults();
     return Status::ok();
@@ -201,6 +229,23 @@ class Agent::Turn {
     result_.reply = message.content;
     if (Status s = conversation_.recordReply(message); !s.isOk()) return finish(s);
     result_.progressed = true;
+    return finish(Status::ok());
+  }
+
+  /// A call waits for the owner: the turn ends here, saying what it waits for (no model call
+  /// could do more, and the owner's answer continues it).
+  TurnResult finishWaiting() {
+    ChatMessage message;
+    message.role = Role::kAssistant;
+    for (const auto& o : awaiting_) {
+      if (!message.content.empty()) message.content += "\n";
+      message.content += "⏸ Waiting for your approval to run " + o.call.name + ": /approve " +
+                         o.decision.approval_id + " or /deny " + o.decision.approval_id +
+                         ". I will go on once you decide.";
+    }
+    observer_.onText(message.content);
+    result_.reply = message.content;
+    if (Status s = conversation_.recordReply(message); !s.isOk()) return finish(s);
     return finish(Status::ok());
   }
 
@@ -231,13 +276,19 @@ class Agent::Turn {
   TurnResult result_;
   std::optional<ReplyGate> gate_;
   std::vector<std::string> constrained_;
+  std::vector<CallOutcome> awaiting_;  ///< calls parked for the owner's decision
   int64_t model_ms_ = 0;
   int64_t tool_ms_ = 0;
   Usage usage_;
 };
 
-Agent::Agent(Provider& provider, tools::Catalog& catalog, store::Store& store, AgentOptions options)
-    : provider_(provider), catalog_(catalog), store_(store), options_(std::move(options)) {}
+Agent::Agent(Provider& provider, tools::Catalog& catalog, store::Store& store, AgentOptions options,
+             approvals::Approvals* approvals)
+    : provider_(provider),
+      catalog_(catalog),
+      store_(store),
+      options_(std::move(options)),
+      approvals_(approvals) {}
 
 void Agent::setPersona(std::string text) {
   std::lock_guard lock(persona_mutex_);

@@ -11,6 +11,7 @@
 
 #include "agent/tool_runner.h"
 #include "agent/turn_observer.h"
+#include "approvals/approvals.h"
 #include "gantry/cancel.h"
 #include "gantry/provider.h"
 #include "session/conversation.h"
@@ -34,6 +35,9 @@ struct TurnRequest {
   std::vector<Image> images;
   /// Called once the user message is in the record (the inbox marks it handled then).
   std::function<void()> on_recorded;
+  /// A continuation (text and images unused): the turn that parked this approval goes on
+  /// from the approved call's result (run now, once) or the denial.
+  std::string approval_id;
 };
 
 struct TurnResult {
@@ -50,9 +54,11 @@ struct TurnResult {
 /// the caller serialises turns of one chat.
 class Agent {
  public:
-  /// provider, catalog and store are not owned and outlive the agent. The provider also
-  /// folds dropped turns into the summary.
-  Agent(Provider& provider, tools::Catalog& catalog, store::Store& store, AgentOptions options);
+  /// provider, catalog, store and approvals are not owned and outlive the agent. The
+  /// provider also folds dropped turns into the summary. Without approvals, `ask` tools are
+  /// refused.
+  Agent(Provider& provider, tools::Catalog& catalog, store::Store& store, AgentOptions options,
+        approvals::Approvals* approvals = nullptr);
 
   /// Replaces the persona text (SIGHUP). Thread-safe; the next turn uses it.
   void setPersona(std::string text);
@@ -67,6 +73,7 @@ class Agent {
   tools::Catalog& catalog_;
   store::Store& store_;
   AgentOptions options_;
+  approvals::Approvals* approvals_;
   std::mutex persona_mutex_;
   std::string persona_;
 };

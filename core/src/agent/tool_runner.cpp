@@ -4,6 +4,7 @@
 #include <map>
 #include <thread>
 
+#include "agent/ask_owner.h"
 #include "gantry/text/split.h"
 #include "log/log.h"
 
@@ -27,68 +28,85 @@ std::string unknownToolText(const std::string& name, const std::vector<std::stri
   return text + " Call one of the tools you were given, with its exact name.";
 }
 
-/// Refuses calls the owner's policy (the tool source's) does not allow. Approvals for `ask`
-/// are not available in this version, so such calls are refused with a message saying so.
-Status checkPolicy(const tools::ToolSource& source, const std::string& name) {
-  tools::Policy policy = source.policy(name);
+/// Why a call with these arguments is never run, or "" when it may be.
+std::string argumentsRefusal(const std::string& name, const std::string& args) {
+  // The model only ever sees a secret as its marker; written into a real file or request,
+  // the marker would replace the value. Such a call is never run.
+  if (args.find("[redacted:") != std::string::npos) {
+    return "error: the arguments for " + name +
+           " contain a [redacted:…] marker, which stands for a secret you cannot see; the "
+           "call was not run. Ask the user instead of passing the marker on.";
+  }
+  if (!isJsonObject(args)) {
+    return "error: the arguments for " + name +
+           " are not a JSON object; send the arguments as a JSON object matching the "
+           "tool's schema.";
+  }
+  return {};
+}
+
+/// The owner's policy (the tool source's): allow runs, deny refuses, ask runs only on a
+/// fresh yes (asked now, or decided before a continuation). False when the call must not run
+/// (out.result then says why).
+bool permitted(CallOutcome& out, const tools::ToolSource& source, Round& round) {
+  tools::Policy policy = source.policy(out.call.name);
+  out.decision.policy = tools::policyName(policy);
+  if (policy == tools::Policy::kAllow) return true;
   if (policy == tools::Policy::kDeny) {
-    return Status::error("error: the owner's policy denies the tool " + name +
-                         "; do not call it again, and tell the user it is not allowed.");
+    out.result = "error: the owner's policy denies the tool " + out.call.name +
+                 "; do not call it again, and tell the user it is not allowed.";
+    return false;
   }
-  if (policy == tools::Policy::kAsk) {
-    return Status::error("error: the tool " + name +
-                         " needs the owner's approval, which this gantry cannot ask for yet; "
-                         "it was not run. Tell the user.");
+  if (!round.approvals) {
+    out.result = "error: the tool " + out.call.name +
+                 " needs the owner's approval, which cannot be asked for here; it was not run.";
+    return false;
   }
-  return Status::ok();
+  approvals::AskedCall asked{round.chat_id, out.call, source.fingerprint(out.call.name)};
+  auto decided = round.decided.find(out.call.id);
+  AskOutcome ask = decided != round.decided.end()
+                       ? claimDecided(*round.approvals, asked, decided->second)
+                       : askOwner(*round.approvals, asked, round.options.approval_wait,
+                                  round.cancel, round.observer);
+  out.decision = ask.decision;
+  out.awaiting_approval = ask.waiting;
+  if (!ask.run) out.result = ask.refusal;
+  return ask.run;
 }
 
 /// Resolves and runs one call; fills everything but timing.
-void runOne(CallOutcome& out, const tools::Resolution& resolution, const std::string& chat_id,
-            const CancelToken& cancel, const RunnerOptions& options) {
+void runOne(CallOutcome& out, const tools::Resolution& resolution, Round& round) {
   if (!resolution.source) {
     out.candidates = resolution.candidates;
     out.result = unknownToolText(out.call.name, resolution.candidates);
     return;
   }
   out.call.name = resolution.name;
-  if (Status refused = checkPolicy(*resolution.source, out.call.name); !refused.isOk()) {
-    out.result = refused.message();
+  if (out.call.arguments.empty()) out.call.arguments = "{}";
+  if (auto refusal = argumentsRefusal(out.call.name, out.call.arguments); !refusal.empty()) {
+    out.result = refusal;
     return;
   }
-  std::string args = out.call.arguments.empty() ? "{}" : out.call.arguments;
-  // The model only ever sees a secret as its marker; written into a real file or request,
-  // the marker would replace the value. Such a call is never run.
-  if (args.find("[redacted:") != std::string::npos) {
-    out.result = "error: the arguments for " + out.call.name +
-                 " contain a [redacted:…] marker, which stands for a secret you cannot see; the "
-                 "call was not run. Ask the user instead of passing the marker on.";
-    return;
-  }
-  if (!isJsonObject(args)) {
-    out.result = "error: the arguments for " + out.call.name +
-                 " are not a JSON object; send the arguments as a JSON object matching the "
-                 "tool's schema.";
-    return;
-  }
-  tools::CallContext context{chat_id, &cancel, std::chrono::seconds(options.timeout_seconds)};
-  auto result = resolution.source->call(out.call.name, args, context);
+  if (!permitted(out, *resolution.source, round)) return;
+  tools::CallContext context{round.chat_id, &round.cancel,
+                             std::chrono::seconds(round.options.timeout_seconds)};
+  auto result = resolution.source->call(out.call.name, out.call.arguments, context);
   out.ok = result.ok;
   // Redacted before the result is recorded or shown to the model: a tool that echoes a
   // secret must not put it into the transcript.
   const auto text = log::redact(result.text);
   out.full_chars = text.size();
-  out.result = truncateResult(text, options.result_max_chars);
+  out.result = truncateResult(text, round.options.result_max_chars);
 }
 
-void timedRun(CallOutcome& out, const tools::Resolution& resolution, const std::string& chat_id,
-              const CancelToken& cancel, const RunnerOptions& options, TurnObserver& observer) {
+void timedRun(CallOutcome& out, const tools::Resolution& resolution, Round& round) {
   auto start = Clock::now();
+  TurnObserver& observer = round.observer;
   observer.onToolStart(out.call.name);
-  if (cancel.cancelled()) {
+  if (round.cancel.cancelled()) {
     out.result = "error: cancelled before it ran";
   } else {
-    runOne(out, resolution, chat_id, cancel, options);
+    runOne(out, resolution, round);
   }
   out.dur_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
   if (out.full_chars == 0) out.full_chars = out.result.size();
@@ -108,16 +126,14 @@ std::string truncateResult(const std::string& text, std::size_t max_chars) {
          std::to_string(text.size()) + " chars shown]";
 }
 
-std::vector<CallOutcome> runRound(const std::vector<ToolCall>& calls, tools::Catalog& catalog,
-                                  const std::string& chat_id, const CancelToken& cancel,
-                                  const RunnerOptions& options, TurnObserver& observer) {
+std::vector<CallOutcome> runRound(const std::vector<ToolCall>& calls, Round& round) {
   std::vector<CallOutcome> outcomes(calls.size());
   std::vector<tools::Resolution> resolutions(calls.size());
   // Calls to one serialized source run in order on one thread; other calls in parallel.
   std::map<const void*, std::vector<std::size_t>> lanes;
   for (std::size_t i = 0; i < calls.size(); ++i) {
     outcomes[i].call = calls[i];
-    resolutions[i] = catalog.resolve(calls[i].name);
+    resolutions[i] = round.catalog.resolve(calls[i].name);
     const auto* source = resolutions[i].source;
     const void* lane = source && source->serialized() ? static_cast<const void*>(source)
                                                       : static_cast<const void*>(&outcomes[i]);
@@ -128,7 +144,7 @@ std::vector<CallOutcome> runRound(const std::vector<ToolCall>& calls, tools::Cat
   for (auto& [lane, indices] : lanes) {
     threads.emplace_back([&, idx = indices] {
       for (std::size_t i : idx) {
-        timedRun(outcomes[i], resolutions[i], chat_id, cancel, options, observer);
+        timedRun(outcomes[i], resolutions[i], round);
       }
     });
   }

@@ -21,6 +21,9 @@ class TurnObserver {
   /// Text streamed so far in this model call is void (the call became a tool round).
   virtual void onTextDiscarded() {}
   virtual void onToolStart(const std::string& name) { (void)name; }
+  /// A message for the chat apart from the reply (an approval request); may come from a
+  /// tool thread.
+  virtual void onNotice(const std::string& text) { (void)text; }
   virtual void onToolEnd(const std::string& name, bool ok, int64_t ms, std::size_t chars) {
     (void)name, (void)ok, (void)ms, (void)chars;
   }

@@ -11,6 +11,7 @@
 #include "app/doctor_command.h"
 #include "app/init_command.h"
 #include "app/status_command.h"
+#include "approvals/approvals_command.h"
 #include "config/config.h"
 #include "cron/cron_command.h"
 #include "cron/cron_options.h"
@@ -47,6 +48,7 @@ commands:
   auth NAME           run the auth command of MCP server NAME
   memory list [--kind K] [--conflicts] | search QUERY | forget ID
   cron list | rm ID
+  approvals | approve ID | deny ID   pending approvals of `ask` tools; decide one
   secret set NAME | list | rm NAME   keep secrets in DATA_DIR/vault (value from stdin)
   search QUERY [--limit N]   search what the user and the model said
   usage [--days N]    model calls and tokens per day
@@ -164,6 +166,25 @@ int cronCommand(const Args& args) {
   return cron::cronCommand(*store, args, zone.value(), std::cout, std::cerr);
 }
 
+/// `gantry approvals | approve ID | deny ID`; name is the command word.
+int approvalsCommand(const std::string& name, const Args& args) {
+  if (wantsHelp(args)) {
+    std::cout << "usage: gantry approvals | approve ID | deny ID\nLists the pending approvals of "
+                 "`ask` tools (id first, tab-separated), or decides one; the instance waiting "
+                 "for it goes on within a second.\n";
+    return 0;
+  }
+  auto config = loadConfig();
+  if (!config) return 1;
+  bool writes = name != "approvals";
+  auto store = openStore(*config, writes ? store::Access::kNoSchema : store::Access::kReadOnly);
+  if (!store) return 1;
+  approvals::Approvals approvals(*store);
+  Args words{name};
+  words.insert(words.end(), args.begin(), args.end());
+  return approvals::approvalsCommand(approvals, words, std::cout, std::cerr);
+}
+
 int searchCommand(const Args& args) {
   if (wantsHelp(args) || args.empty()) {
     std::cout << "usage: gantry search QUERY [--limit N]\nSearches what the user and the model "
@@ -247,10 +268,20 @@ int main(int argc, char** argv) {
   std::string command = all.empty() ? "run" : all[0];
   Args args(all.empty() ? all.begin() : all.begin() + 1, all.end());
   static const std::map<std::string, int (*)(const Args&)> kCommands = {
-      {"run", runCommand},       {"version", versionCommand}, {"status", statusCommand},
-      {"tools", toolsCommand},   {"auth", authCommand},       {"memory", memoryCommand},
-      {"cron", cronCommand},     {"doctor", doctorCommand},   {"secret", secretCommand},
-      {"search", searchCommand}, {"usage", usageCommand}};
+      {"run", runCommand},
+      {"version", versionCommand},
+      {"status", statusCommand},
+      {"tools", toolsCommand},
+      {"auth", authCommand},
+      {"memory", memoryCommand},
+      {"cron", cronCommand},
+      {"doctor", doctorCommand},
+      {"secret", secretCommand},
+      {"search", searchCommand},
+      {"usage", usageCommand},
+      {"approvals", [](const Args& a) { return approvalsCommand("approvals", a); }},
+      {"approve", [](const Args& a) { return approvalsCommand("approve", a); }},
+      {"deny", [](const Args& a) { return approvalsCommand("deny", a); }}};
   if (command == "help" || command == "--help" || command == "-h") {
     std::cout << kUsage;
     return 0;

@@ -14,6 +14,7 @@
 #include "app/recording_provider.h"
 #include "app/signals.h"
 #include "app/status_text.h"
+#include "approvals/approvals.h"
 #include "chat/chat_service.h"
 #include "config/config.h"
 #include "cron/cron_options.h"
@@ -92,6 +93,11 @@ class Daemon {
     store_ = take(store::Store::open((fs::path(config_.data_dir) / "gantry.db").string()));
     for (const auto& call : take(store::MessageRepo(*store_).closeOrphanedToolCalls())) {
       log::warn("tool_call_closed_after_crash", {{"name", call.name}, {"call_id", call.call_id}});
+    }
+    approvals_ = std::make_unique<approvals::Approvals>(*store_);
+    // Turns that waited for a decision died with the last process: a decision continues them.
+    if (auto parked = take(approvals_->parkOrphans()); parked > 0) {
+      log::info("approvals_parked_after_restart", {{"count", std::to_string(parked)}});
     }
     heartbeat_ = std::make_unique<store::HeartbeatRepo>(*store_);
     usage_ = std::make_unique<store::UsageRepo>(*store_);
@@ -174,11 +180,13 @@ class Daemon {
     options.tool_max_iterations = config_.tool_max_iterations;
     options.runner.timeout_seconds = config_.tool_timeout_seconds;
     options.runner.result_max_chars = static_cast<std::size_t>(config_.tool_result_max_chars);
+    options.runner.approval_wait = std::chrono::seconds(config_.approval_wait_seconds);
     options.stream = config_.stream_replies;
-    agent_ = std::make_unique<agent::Agent>(*provider_, catalog_, *store_, options);
+    agent_ =
+        std::make_unique<agent::Agent>(*provider_, catalog_, *store_, options, approvals_.get());
     agent_->setPersona(persona_.text);
     chat_ = std::make_unique<chat::ChatService>(*agent_, *channel_, *store_, chatOptions(),
-                                                commandTexts());
+                                                commandTexts(), approvals_.get());
   }
 
   /// History bounds, memory hydration (none with MEMORY_ENABLED=false or an MCP memory
@@ -339,6 +347,7 @@ class Daemon {
   config::SecretLookup secrets_;
   persona::Persona persona_;
   std::unique_ptr<store::Store> store_;
+  std::unique_ptr<approvals::Approvals> approvals_;
   std::unique_ptr<store::HeartbeatRepo> heartbeat_;
   std::unique_ptr<store::UsageRepo> usage_;
   std::atomic<bool> stopping_{false};

@@ -1,6 +1,7 @@
 #include "chat/chat_service.h"
 
 #include "chat/reply_media.h"
+#include "gantry/text/trim.h"
 #include "log/log.h"
 
 namespace gantry::chat {
@@ -8,8 +9,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// A turn not started by a user message: a cron prompt, or the continuation of a parked
+/// approval (approval_id set).
 struct ScheduledJob {
   std::string prompt;
+  std::string approval_id;
   std::promise<Result<std::string>> done;
 };
 
@@ -62,10 +66,11 @@ class ChatService::Worker {
     cv_.notify_all();
   }
 
-  std::future<Result<std::string>> addScheduled(std::string prompt) {
+  std::future<Result<std::string>> addScheduled(std::string prompt, std::string approval_id = {}) {
     std::lock_guard lock(mutex_);
     scheduled_.push_back(std::make_unique<ScheduledJob>());
     scheduled_.back()->prompt = std::move(prompt);
+    scheduled_.back()->approval_id = std::move(approval_id);
     cv_.notify_all();
     return scheduled_.back()->done.get_future();
   }
@@ -162,7 +167,8 @@ class ChatService::Worker {
   }
 
   agent::TurnResult runTurn(const std::string& text, const std::vector<Image>& images, bool user,
-                            const std::vector<int64_t>& inbox_ids = {}) {
+                            const std::vector<int64_t>& inbox_ids = {},
+                            const std::string& approval_id = {}) {
     auto token = std::make_shared<CancelToken>();
     {
       std::lock_guard lock(mutex_);
@@ -174,7 +180,7 @@ class ChatService::Worker {
     stream.spinup_at_once = s_.first_turn_.exchange(false);
     ReplyStream observer(s_.channel_, chat_id_, stream);
     TypingPulse typing(s_.channel_, chat_id_);
-    agent::TurnRequest request{chat_id_, text, images, {}};
+    agent::TurnRequest request{chat_id_, text, images, {}, approval_id};
     if (!inbox_ids.empty()) request.on_recorded = [&] { s_.inbox_.markHandled(inbox_ids); };
     auto result = s_.agent_.run(request, observer, *token);
     typing.stop();
@@ -197,7 +203,7 @@ class ChatService::Worker {
   }
 
   void runScheduled(ScheduledJob& job) {
-    auto result = runTurn(job.prompt, {}, false);
+    auto result = runTurn(job.prompt, {}, false, {}, job.approval_id);
     if (result.status.isOk()) {
       job.done.set_value(result.reply);
     } else {
@@ -284,18 +290,31 @@ class ChatService::Worker {
 };
 
 ChatService::ChatService(agent::Agent& agent, Channel& channel, store::Store& store,
-                         ChatOptions options, CommandTexts texts)
+                         ChatOptions options, CommandTexts texts, approvals::Approvals* approvals)
     : agent_(agent),
       channel_(channel),
       messages_(store),
       inbox_(store),
       options_(options),
       texts_(std::move(texts)),
-      caps_(channel.caps()) {}
+      caps_(channel.caps()),
+      approvals_(approvals) {
+  if (!approvals_) return;
+  follow_up_ = std::make_unique<ApprovalFollowUp>(
+      *approvals_, [this](const store::ApprovalRow& row) { followUp(row); });
+  approvals_->setOnChange([follower = follow_up_.get()] { follower->wake(); });
+}
 
 ChatService::~ChatService() {
+  stopFollowUp();
   std::lock_guard lock(mutex_);
   workers_.clear();
+}
+
+void ChatService::stopFollowUp() {
+  if (!follow_up_) return;
+  approvals_->setOnChange({});
+  follow_up_.reset();
 }
 
 ChatService::Worker& ChatService::worker(const std::string& chat_id) {
@@ -332,14 +351,46 @@ bool ChatService::handleCommand(const InboundMessage& m) {
     channel_.send(m.chat_id, texts_.status ? texts_.status(m.chat_id) : "");
   } else if (cmd == "/tools") {
     channel_.send(m.chat_id, texts_.tools ? texts_.tools() : "");
+  } else if (cmd == "/approve" || cmd == "/deny") {
+    channel_.send(m.chat_id, decide(m, cmd == "/approve"));
   } else if (cmd == "/start" || cmd == "/help") {
     channel_.send(m.chat_id,
                   "Hi. Write to me as you would to a person. Commands: /new (fresh session, "
-                  "memory kept), /cancel (stop the current turn), /status, /tools.");
+                  "memory kept), /cancel (stop the current turn), /status, /tools, "
+                  "/approve ID and /deny ID (answer a tool's request for approval).");
   } else {
     return false;
   }
   return true;
+}
+
+/// /approve ID, /deny ID: decided here, ahead of the chat's queue, so a turn waiting for it
+/// (or running) cannot hold it up. The waiting turn, or the follow-up, acts on it.
+std::string ChatService::decide(const InboundMessage& m, bool approve) {
+  const char* usage = approve ? "Usage: /approve ID" : "Usage: /deny ID";
+  auto space = m.text.find(' ');
+  if (space == std::string::npos) return usage;
+  std::string id = std::string(text::trim(m.text.substr(space + 1)));
+  if (id.empty() || id.find_first_of(" \n") != std::string::npos) return usage;
+  if (!approvals_) return "Approvals are not available here.";
+  auto decided =
+      approvals_->decide(id, approve, m.sender_id.empty() ? "chat" : m.sender_id, m.chat_id);
+  if (!decided.isOk()) return "⚠️ " + decided.status().message() + ".";
+  return approve ? "Approved: " + decided->tool + " runs now."
+                 : "Denied: " + decided->tool + " will not run.";
+}
+
+/// A parked approval settled: a decision continues the turn that asked (the model gets the
+/// result or the denial); an expiry is only told, nothing runs.
+void ChatService::followUp(const store::ApprovalRow& approval) {
+  if (stopping_) return;
+  if (approval.state == store::ApprovalState::kExpired) {
+    channel_.send(approval.chat_id, "Approval " + approval.id + " for " + approval.tool +
+                                        " expired without an answer; it was not run.");
+    return;
+  }
+  log::info("approval_continued", {{"id", approval.id}, {"chat", approval.chat_id}});
+  worker(approval.chat_id).addScheduled({}, approval.id);
 }
 
 void ChatService::replayInbox(bool replay) {
@@ -381,6 +432,7 @@ void ChatService::drain() {
 
 void ChatService::shutdown(std::chrono::milliseconds bound) {
   stopping_ = true;
+  stopFollowUp();
   std::unique_lock lock(mutex_);
   auto deadline = Clock::now() + bound;
   while (!allIdle() && Clock::now() < deadline) {

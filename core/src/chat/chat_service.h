@@ -15,6 +15,8 @@
 #include <thread>
 
 #include "agent/agent.h"
+#include "approvals/approvals.h"
+#include "chat/approval_follow_up.h"
 #include "chat/reply_stream.h"
 #include "gantry/channel.h"
 #include "store/inbox_repo.h"
@@ -35,8 +37,10 @@ struct CommandTexts {
 
 class ChatService final : public InboundSink {
  public:
+  /// approvals (not owned, may be null: /approve and /deny then say so) is decided from the
+  /// chat; its parked approvals continue in their chats once settled.
   ChatService(agent::Agent& agent, Channel& channel, store::Store& store, ChatOptions options,
-              CommandTexts texts);
+              CommandTexts texts, approvals::Approvals* approvals = nullptr);
   ~ChatService() override;
   ChatService(const ChatService&) = delete;
   ChatService& operator=(const ChatService&) = delete;
@@ -61,6 +65,9 @@ class ChatService final : public InboundSink {
   class Worker;
   Worker& worker(const std::string& chat_id);
   bool handleCommand(const InboundMessage& message);
+  std::string decide(const InboundMessage& message, bool approve);
+  void followUp(const store::ApprovalRow& approval);
+  void stopFollowUp();
   bool allIdle();  ///< with mutex_ held
 
   agent::Agent& agent_;
@@ -75,6 +82,8 @@ class ChatService final : public InboundSink {
   std::map<std::string, std::unique_ptr<Worker>> workers_;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> first_turn_{true};
+  approvals::Approvals* approvals_;
+  std::unique_ptr<ApprovalFollowUp> follow_up_;  ///< last: its thread uses the members above
 };
 
 }  // namespace gantry::chat

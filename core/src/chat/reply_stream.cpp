@@ -182,6 +182,16 @@ void ReplyStream::onToolStart(const std::string& name) {
   renderLocked(true);
 }
 
+void ReplyStream::onNotice(const std::string& text) {
+  {
+    std::lock_guard lock(mutex_);
+    activity_ = true;
+    cv_.notify_all();
+    if (raw()) closeRawTraceLocked();
+  }
+  channel_.send(chat_id_, text);
+}
+
 void ReplyStream::onToolEnd(const std::string& name, bool ok, int64_t ms, std::size_t chars) {
   channel_.event(chat_id_, {TurnEvent::Kind::kTool, name, ok, ms, {}});
   std::lock_guard lock(mutex_);

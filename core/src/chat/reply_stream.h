@@ -37,6 +37,8 @@ class ReplyStream final : public agent::TurnObserver {
   void onTextDiscarded() override;
   void onToolStart(const std::string& name) override;
   void onToolEnd(const std::string& name, bool ok, int64_t ms, std::size_t chars) override;
+  /// Sent as a message of its own (a terminal's open trace line is ended first).
+  void onNotice(const std::string& text) override;
 
   /// Delivers the final reply: replaces the streamed part of the bubble (or sends it),
   /// splitting at the channel's limit. The tool trace stays above the reply; the spin-up

@@ -111,6 +111,8 @@ void readLimits(Reader& r, Config& c) {
   r.integer("TOOL_MAX_ITERATIONS", &c.tool_max_iterations, 1, 1000);
   r.integer("TOOL_TIMEOUT_SECONDS", &c.tool_timeout_seconds, 1, 86400);
   r.integer("TOOL_SCHEMA_MAX_TOKENS", &c.tool_schema_max_tokens, 0, 100000000);
+  // At most an approval's lifetime (15 min): waiting longer could only end in expiry.
+  r.integer("APPROVAL_WAIT_SECONDS", &c.approval_wait_seconds, 0, 900);
 }
 
 void readMemoryAndCron(Reader& r, Config& c) {

@@ -28,6 +28,7 @@ struct Config {
   int tool_max_iterations = 20;
   int tool_timeout_seconds = 120;
   int tool_schema_max_tokens = 0;
+  int approval_wait_seconds = 60;  ///< 0: an `ask` call parks at once
   bool memory_enabled = true;
   std::string memory_backend = "builtin";  ///< or "mcp:<server>"
   int memory_consolidate_minutes = 30;

@@ -258,15 +258,6 @@ void readServers(const toml::table& root, Manifest& manifest, Checker& check) {
 
 }  // namespace
 
-const char* policyName(Policy policy) {
-  switch (policy) {
-    case Policy::kAllow: return "allow";
-    case Policy::kAsk: return "ask";
-    case Policy::kDeny: return "deny";
-  }
-  return "allow";
-}
-
 Policy ServerSpec::policyFor(const std::string& tool) const {
   auto found = tool_policy.find(tool);
   return found != tool_policy.end() ? found->second : policy;

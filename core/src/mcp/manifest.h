@@ -14,8 +14,7 @@ namespace gantry::mcp {
 /// Whether a tool may run without asking the operator (manifest `policy`, `tool_policy`).
 using Policy = tools::Policy;
 
-/// "allow" | "ask" | "deny".
-const char* policyName(Policy policy);
+using tools::policyName;
 
 /// One [[server]] entry. Exactly one of command (stdio) or url (Streamable HTTP) is set.
 /// No value holds `secret://NAME`: loading resolves them in env, headers, args, auth_args

@@ -279,6 +279,22 @@ tools::Policy McpServer::policy(const std::string& name) const {
   return remote.empty() ? tools::Policy::kAllow : spec_.policyFor(remote);
 }
 
+std::string McpServer::fingerprint(const std::string& name) const {
+  std::string schema = ToolSource::fingerprint(name);
+  if (schema.empty()) return {};
+  // Every field that decides what runs and where: a yes does not carry over to an entry
+  // that now starts another command, talks to another URL or grants another policy.
+  std::string entry = spec_.name + '\n' + spec_.command + '\n' + spec_.url + '\n' + spec_.prefix() +
+                      '\n' + policyName(spec_.policy) + '\n';
+  for (const auto& arg : spec_.args) entry += "arg " + arg + '\n';
+  for (const auto& [key, value] : spec_.env) entry += "env " + key + '=' + value + '\n';
+  for (const auto& [key, value] : spec_.headers) entry += "header " + key + '=' + value + '\n';
+  for (const auto& [tool, policy] : spec_.tool_policy) {
+    entry += "policy " + tool + '=' + policyName(policy) + '\n';
+  }
+  return entry + schema;
+}
+
 bool McpServer::hasRemoteTool(const std::string& tool) const {
   std::lock_guard lock(mutex_);
   return std::find(remote_names_.begin(), remote_names_.end(), tool) != remote_names_.end();

@@ -54,6 +54,8 @@ class McpServer final : public tools::ToolSource {
   /// The manifest's policy for the tool (tool_policy first, then policy); kAllow for a name
   /// the server does not publish right now (such a call fails on its own).
   tools::Policy policy(const std::string& name) const override;
+  /// The published schema and this server's manifest entry.
+  std::string fingerprint(const std::string& name) const override;
 
   /// Calls one of the server's tools by its own (unprefixed) name, published or not.
   tools::ToolResult callRemote(const std::string& tool, const std::string& arguments_json,

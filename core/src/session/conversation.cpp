@@ -39,6 +39,7 @@ Status Conversation::bound(const CancelToken& cancel) {
   if (result.dropped.empty() || foldAway(result, cancel)) history_ = std::move(result.kept);
   if (auto s = sessions_.summary(session_id_); s.isOk()) summary_ = s.value();
   collapseToolResults();
+  if (!user_message_id_) return Status::ok();  // a continuation: no message of its own
   if (history_.empty() || history_.back().role != Role::kUser) {
     return Status::error("store: the current message is missing");
   }
@@ -102,8 +103,9 @@ Result<std::vector<int64_t>> Conversation::recordCalls(const ChatMessage& messag
 }
 
 Status Conversation::recordResult(int64_t row, const ToolCall& call, bool ok,
-                                  const std::string& result, int64_t dur_ms) {
-  if (Status s = messages_.finishToolCall(row, ok, result, dur_ms); !s.isOk()) return s;
+                                  const std::string& result, int64_t dur_ms,
+                                  const store::CallDecision& decision) {
+  if (Status s = messages_.finishToolCall(row, ok, result, dur_ms, decision); !s.isOk()) return s;
   ChatMessage tool{Role::kTool, result, {}, {}, call.id, call.name, {}};
   if (auto id = messages_.append(session_id_, tool); !id.isOk()) return id.status();
   history_.push_back(std::move(tool));

@@ -52,7 +52,8 @@ class Conversation {
   /// are folded into the summary (a fold that fails, times out or is cancelled keeps them
   /// and the next turn tries again), old tool results collapse, and a memory block the
   /// history already shows is taken out of the current message (in the record too). Fails
-  /// when the current message is missing or the store fails.
+  /// when the message recordUser() recorded is missing or the store fails. A continuation
+  /// (no recordUser) bounds the history as it is.
   Status bound(const CancelToken& cancel);
 
   /// Records an assistant message that calls tools, with one running row per call, before
@@ -61,7 +62,7 @@ class Conversation {
 
   /// Records the result of the call recorded as row and appends it as a tool message.
   Status recordResult(int64_t row, const ToolCall& call, bool ok, const std::string& result,
-                      int64_t dur_ms);
+                      int64_t dur_ms, const store::CallDecision& decision = {});
 
   /// Collapses every tool result but the last kKeptToolResults in the prompt's history (the
   /// record keeps them whole). Called after each round, so a long chain of calls does not

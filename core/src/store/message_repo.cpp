@@ -188,14 +188,24 @@ Result<int64_t> MessageRepo::startToolCall(int64_t session_id, int64_t message_i
 }
 
 Status MessageRepo::finishToolCall(int64_t row_id, bool ok, const std::string& result,
-                                   int64_t dur_ms) {
+                                   int64_t dur_ms, const CallDecision& decision) {
   return guarded("finish tool call", [&]() -> Status {
     std::lock_guard lock(store_.mutex());
     std::string status = ok ? "ok" : "error", text = result;
     int64_t at = nowMs();
+    CallDecision d = decision;
+    // Absent fields stay NULL: "no approval" is not an approval with an empty id.
+    Poco::Nullable<std::string> policy, approval, by;
+    Poco::Nullable<Poco::Int64> decided_at;
+    if (!d.policy.empty()) policy = d.policy;
+    if (!d.approval_id.empty()) approval = d.approval_id;
+    if (!d.decided_by.empty()) by = d.decided_by;
+    if (d.decided_at) decided_at = d.decided_at;
     store_.db().session << "UPDATE tool_calls SET status = ?, result = ?, finished_at = ?, "
-                           "dur_ms = ? WHERE id = ?",
-        use(status), use(text), use(at), use(dur_ms), use(row_id), now;
+                           "dur_ms = ?, policy = ?, approval_id = ?, decided_by = ?, "
+                           "decided_at = ? WHERE id = ?",
+        use(status), use(text), use(at), use(dur_ms), use(policy), use(approval), use(by),
+        use(decided_at), use(row_id), now;
     return Status::ok();
   });
 }

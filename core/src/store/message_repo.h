@@ -19,6 +19,15 @@ struct OrphanedCall {
   std::string name;
 };
 
+/// How the owner's policy treated a call (DESIGN 8), kept on its row so the record explains
+/// every refusal: the policy, and for `ask` the approval and who decided it when.
+struct CallDecision {
+  std::string policy;  ///< "allow" | "ask" | "deny"; empty when the tool did not resolve
+  std::string approval_id;
+  std::string decided_by;  ///< a chat user id, "cli" or "api"
+  int64_t decided_at = 0;
+};
+
 /// Per-turn cost, for /status and the turns table.
 struct TurnCost {
   int64_t session_id = 0;
@@ -50,7 +59,8 @@ class MessageRepo {
 
   /// A tool-call row in state running; returns its row id.
   Result<int64_t> startToolCall(int64_t session_id, int64_t message_id, const ToolCall& call);
-  Status finishToolCall(int64_t row_id, bool ok, const std::string& result, int64_t dur_ms);
+  Status finishToolCall(int64_t row_id, bool ok, const std::string& result, int64_t dur_ms,
+                        const CallDecision& decision = {});
   /// Closes calls left running by a crash with a synthetic error row and a matching tool
   /// message in history, so no call is ever replayed. Returns what was closed.
   Result<std::vector<OrphanedCall>> closeOrphanedToolCalls();

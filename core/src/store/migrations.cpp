@@ -158,10 +158,35 @@ CREATE TABLE usage(
 CREATE INDEX usage_at ON usage(at);
 )sql";
 
+// Approvals for `ask` tools (DESIGN 8): one row per asked call, bound to its digest, decided
+// once and claimed once. follow_up says whether a turn still waits for the decision ('none'),
+// the turn ended and a decision starts a continuation ('parked'), or that happened ('done').
+// The tool-call row keeps the policy decision, so the record explains every refusal.
+constexpr std::string_view kV4 = R"sql(
+CREATE TABLE approvals(
+  id TEXT PRIMARY KEY,
+  chat_id TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  call_id TEXT NOT NULL,
+  arguments TEXT NOT NULL,
+  digest TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  state TEXT NOT NULL CHECK(state IN ('pending','approved','denied','expired','used')),
+  decided_by TEXT NOT NULL DEFAULT '',
+  decided_at INTEGER,
+  follow_up TEXT NOT NULL DEFAULT 'none' CHECK(follow_up IN ('none','parked','done')));
+CREATE INDEX approvals_open ON approvals(state, follow_up);
+ALTER TABLE tool_calls ADD COLUMN policy TEXT;
+ALTER TABLE tool_calls ADD COLUMN approval_id TEXT;
+ALTER TABLE tool_calls ADD COLUMN decided_by TEXT;
+ALTER TABLE tool_calls ADD COLUMN decided_at INTEGER;
+)sql";
+
 }  // namespace
 
 const std::vector<std::string_view>& migrations() {
-  static const std::vector<std::string_view> kAll = {kV1, kV2, kV3};
+  static const std::vector<std::string_view> kAll = {kV1, kV2, kV3, kV4};
   return kAll;
 }
 

@@ -21,6 +21,16 @@ struct ToolResult {
 /// The owner's policy for a tool (DESIGN 8): allow, ask (needs an approval), deny.
 enum class Policy { kAllow, kAsk, kDeny };
 
+/// "allow" | "ask" | "deny".
+inline const char* policyName(Policy policy) {
+  switch (policy) {
+    case Policy::kAllow: return "allow";
+    case Policy::kAsk: return "ask";
+    case Policy::kDeny: return "deny";
+  }
+  return "allow";
+}
+
 /// Who is calling: the chat a call belongs to (cron jobs push to it).
 struct CallContext {
   std::string chat_id;
@@ -52,6 +62,22 @@ class ToolSource {
   virtual Policy policy(const std::string& name) const {
     static_cast<void>(name);
     return Policy::kAllow;
+  }
+
+  /// What an approval of a call to `name` is bound to besides its arguments: the tool's
+  /// published schema (and, for an MCP server, its manifest entry). Changes whenever either
+  /// does, so a yes given before the change cannot run the changed tool. "" when the tool
+  /// is not published now.
+  virtual std::string fingerprint(const std::string& name) const {
+    for (const auto& tool : tools()) {
+      if (tool.name == name) return schemaFingerprint(tool);
+    }
+    return {};
+  }
+
+ protected:
+  static std::string schemaFingerprint(const ToolSchema& tool) {
+    return tool.name + '\n' + tool.description + '\n' + tool.parameters_json;
   }
 };
 

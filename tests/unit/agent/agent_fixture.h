@@ -67,7 +67,7 @@ struct AgentFixture {
   }
   agent::TurnResult run(const std::string& text) {
     CancelToken cancel;
-    return agent().run({"chat", text, {}, {}}, observer, cancel);
+    return agent().run({"chat", text, {}, {}, {}}, observer, cancel);
   }
   /// The chat's history as recorded.
   std::vector<ChatMessage> record() {

@@ -56,10 +56,12 @@ TEST_CASE("the user message is in the record before the model is called", "[agen
   f.provider.reply("ok");
   bool recorded_before_call = false;
   CancelToken cancel;
-  gantry::agent::TurnRequest request{"chat", "hi", {}, [&] {
-                                       recorded_before_call =
-                                           f.provider.requests().empty() && f.record().size() == 1;
-                                     }};
+  gantry::agent::TurnRequest request{
+      "chat",
+      "hi",
+      {},
+      [&] { recorded_before_call = f.provider.requests().empty() && f.record().size() == 1; },
+      {}};
   REQUIRE(f.agent().run(request, f.observer, cancel).status.isOk());
   CHECK(recorded_before_call);
 }
@@ -183,7 +185,9 @@ TEST_CASE("a cancelled turn stops its model call and records no reply", "[agent]
   f.provider.stall();
   CancelToken cancel;
   gantry::agent::TurnResult result;
-  std::thread turn([&] { result = f.agent().run({"chat", "wait", {}, {}}, f.observer, cancel); });
+  std::thread turn([&] {
+    result = f.agent().run({"chat", "wait", {}, {}, {}}, f.observer, cancel);
+  });
   REQUIRE(f.provider.waitForRequests(1));
   cancel.cancel();
   turn.join();

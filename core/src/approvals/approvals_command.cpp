@@ -1,0 +1,56 @@
+#include "approvals/approvals_command.h"
+
+#include <algorithm>
+#include <ostream>
+
+#include "log/log.h"
+
+namespace gantry::approvals {
+namespace {
+
+// A field must not break the one-row-per-line, tab-separated format.
+std::string field(std::string text) {
+  std::replace_if(
+      text.begin(), text.end(), [](char c) { return c == '\t' || c == '\n' || c == '\r'; }, ' ');
+  return text;
+}
+
+int list(Approvals& approvals, std::ostream& out, std::ostream& err) {
+  auto pending = approvals.pending();
+  if (!pending.isOk()) {
+    err << "gantry approvals: " << pending.status().message() << "\n";
+    return 1;
+  }
+  for (const auto& row : pending.value()) {
+    out << row.id << '\t' << field(row.chat_id) << '\t' << row.tool << '\t'
+        << log::isoUtc(row.created_at) << '\t' << log::isoUtc(row.expires_at) << '\t'
+        << field(log::redact(row.arguments)) << '\n';
+  }
+  return 0;
+}
+
+int decide(Approvals& approvals, const std::string& id, bool approve, std::ostream& out,
+           std::ostream& err) {
+  const char* verb = approve ? "approve" : "deny";
+  auto decided = approvals.decide(id, approve, "cli", {});
+  if (!decided.isOk()) {
+    err << "gantry " << verb << ": " << decided.status().message() << "\n";
+    return 1;
+  }
+  out << (approve ? "approved " : "denied ") << decided->id << ": " << decided->tool << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int approvalsCommand(Approvals& approvals, const std::vector<std::string>& args, std::ostream& out,
+                     std::ostream& err) {
+  if (args.size() == 1 && args[0] == "approvals") return list(approvals, out, err);
+  if (args.size() == 2 && (args[0] == "approve" || args[0] == "deny")) {
+    return decide(approvals, args[1], args[0] == "approve", out, err);
+  }
+  err << "gantry: usage: gantry approvals | gantry approve ID | gantry deny ID\n";
+  return 2;
+}
+
+}  // namespace gantry::approvals
