@@ -64,6 +64,11 @@ class FakeChannel final : public Channel {
     for (std::size_t i = 1; i <= bubbles_.size(); ++i) out.push_back(bubbles_[std::to_string(i)]);
     return out;
   }
+  /// Blocks until the texts sent so far satisfy done (false after a guard time).
+  bool waitUntilSent(const std::function<bool(const std::vector<std::string>&)>& done) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, std::chrono::seconds(10), [&] { return done(sent_); });
+  }
   /// Blocks until some bubble shows text (false after a guard time).
   bool waitFor(const std::string& text) {
     std::unique_lock lock(mutex_);

@@ -2,6 +2,8 @@
 // An Agent over a temp store, the fake provider and one fake tool source, with an observer
 // that records what the turn reported.
 
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,6 +26,12 @@ class RecordingObserver final : public agent::TurnObserver {
   void onToolStart(const std::string& name) override { add("start " + name); }
   void onToolEnd(const std::string& name, bool ok, int64_t, std::size_t) override {
     add("end " + name + (ok ? " ok" : " fail"));
+  }
+  /// Runs for each notice (on the tool's thread), after it is recorded as "notice TEXT".
+  std::function<void(const std::string&)> on_notice;
+  void onNotice(const std::string& text) override {
+    add("notice " + text);
+    if (on_notice) on_notice(text);
   }
   std::vector<std::string> events() {
     std::lock_guard lock(mutex_);
@@ -52,7 +60,16 @@ struct AgentFixture {
   store::MessageRepo messages{temp.store()};
   RecordingObserver observer;
   agent::AgentOptions options;
+  std::atomic<int64_t> clock_skew_ms{0};  ///< moves the approvals' clock ahead
+  approvals::Approvals approvals{temp.store(), approvalOptions()};
   std::unique_ptr<agent::Agent> agent_;
+
+  approvals::ApprovalOptions approvalOptions() {
+    approvals::ApprovalOptions o;
+    o.clock = [this] { return store::nowMs() + clock_skew_ms.load(); };
+    o.poll = std::chrono::milliseconds(5);
+    return o;
+  }
 
   AgentFixture() {
     catalog.add(&tools);
@@ -60,7 +77,7 @@ struct AgentFixture {
   }
   agent::Agent& agent() {
     if (!agent_) {
-      agent_ = std::make_unique<agent::Agent>(provider, catalog, temp.store(), options);
+      agent_ = std::make_unique<agent::Agent>(provider, catalog, temp.store(), options, &approvals);
       agent_->setPersona("You are a test.");
     }
     return *agent_;

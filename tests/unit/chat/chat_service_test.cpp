@@ -38,7 +38,7 @@ struct ChatFixture : AgentFixture {
       gantry::chat::CommandTexts texts{[](const std::string& chat) { return "status of " + chat; },
                                        [] { return "lookup ~10 tokens"; }};
       service_ = std::make_unique<ChatService>(agent(), channel, temp.store(), chat_options,
-                                               std::move(texts));
+                                               std::move(texts), &approvals);
     }
     return *service_;
   }
@@ -170,4 +170,90 @@ TEST_CASE("a scheduled turn returns its reply and sends it to the chat", "[chat]
   REQUIRE(reply.isOk());
   CHECK(reply.value() == "reminder: water the plants");
   CHECK(f.channel.sent() == std::vector<std::string>{"reminder: water the plants"});
+}
+
+namespace {
+
+/// The id of the one pending approval (empty when there is none or several).
+std::string pendingId(AgentFixture& f) {
+  auto pending = f.approvals.pending();
+  return pending.isOk() && pending->size() == 1 ? pending->front().id : "";
+}
+
+bool anyContains(const std::vector<std::string>& texts, const std::string& part) {
+  return std::any_of(texts.begin(), texts.end(),
+                     [&](const std::string& t) { return t.find(part) != std::string::npos; });
+}
+
+}  // namespace
+
+TEST_CASE("/approve decides a waiting turn's call ahead of the chat's queue", "[chat][approvals]") {
+  ChatFixture f;
+  f.tools.policies["lookup"] = gantry::tools::Policy::kAsk;
+  f.options.runner.approval_wait = std::chrono::minutes(5);
+  f.provider.callTools({call("c1", "lookup")});
+  f.provider.reply("looked it up");
+  f.say("look it up");
+  REQUIRE(f.channel.waitUntilSent(
+      [](const auto& sent) { return anyContains(sent, "Approval needed to run lookup"); }));
+  std::string id = pendingId(f);
+  REQUIRE(id.size() == 8);
+  f.say("/approve " + id);
+  REQUIRE(f.channel.waitFor("looked it up"));
+  CHECK(anyContains(f.channel.sent(), "Approved: lookup runs now."));
+  CHECK(f.tools.started() == std::vector<std::string>{"lookup"});
+  f.say("/approve " + id);
+  CHECK(f.channel.sent().back() == "⚠️ approval " + id + " was already approved.");
+}
+
+TEST_CASE("a decision after the wait continues the parked turn in its chat", "[chat][approvals]") {
+  ChatFixture f;
+  f.tools.policies["lookup"] = gantry::tools::Policy::kAsk;
+  f.options.runner.approval_wait = std::chrono::milliseconds(0);
+  f.provider.callTools({call("c1", "lookup")});
+  f.say("look it up");
+  f.service().drain();
+  std::string id = pendingId(f);
+  REQUIRE(id.size() == 8);
+  CHECK(f.channel.waitFor("⏸ Waiting for your approval to run lookup: /approve " + id +
+                          " or /deny " + id + ". I will go on once you decide."));
+  CHECK(f.tools.started().empty());
+
+  // Another chat cannot decide it; its own chat can.
+  f.service().onMessage({"other", "user", "User", "/approve " + id, {}, {}});
+  CHECK(f.channel.sent().back() == "⚠️ there is no approval " + id + " for this chat.");
+  f.provider.reply("here is what I found");
+  f.say("/approve " + id);
+  REQUIRE(f.channel.waitFor("here is what I found"));
+  CHECK(f.tools.started() == std::vector<std::string>{"lookup"});
+}
+
+TEST_CASE("a parked denial reaches the model, a parked expiry only the owner",
+          "[chat][approvals]") {
+  ChatFixture f;
+  f.tools.policies["lookup"] = gantry::tools::Policy::kAsk;
+  f.options.runner.approval_wait = std::chrono::milliseconds(0);
+  f.provider.callTools({call("c1", "lookup")});
+  f.say("look it up");
+  f.service().drain();
+  std::string denied = pendingId(f);
+  f.provider.reply("fine, I will not");
+  f.say("/deny " + denied);
+  REQUIRE(f.channel.waitFor("fine, I will not"));
+  CHECK(anyContains(f.channel.sent(), "Denied: lookup will not run."));
+  CHECK(f.provider.requests().back().messages.back().content.find("the owner denied") !=
+        std::string::npos);
+
+  f.provider.callTools({call("c2", "lookup")});
+  f.say("try again");
+  f.service().drain();
+  std::string expiring = pendingId(f);
+  REQUIRE(expiring.size() == 8);
+  auto calls = f.provider.requests().size();
+  f.clock_skew_ms = 16 * 60 * 1000;
+  REQUIRE(f.channel.waitUntilSent([&](const auto& sent) {
+    return anyContains(sent, "Approval " + expiring + " for lookup expired without an answer");
+  }));
+  CHECK(f.provider.requests().size() == calls);
+  CHECK(f.tools.started().empty());
 }
