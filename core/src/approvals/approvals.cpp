@@ -195,8 +195,12 @@ Status Approvals::claim(const std::string& id, const std::string& digest) {
 }
 
 Result<std::vector<ApprovalRow>> Approvals::pending() {
-  if (auto expired = repo_.expireDue(now()); !expired.isOk()) return expired.status();
-  return repo_.withState(ApprovalState::kPending);
+  // Read only (`gantry approvals` may not write): rows past expiry are left out, not marked.
+  auto rows = repo_.withState(ApprovalState::kPending);
+  if (!rows.isOk()) return rows.status();
+  int64_t at = now();
+  std::erase_if(rows.value(), [at](const ApprovalRow& r) { return r.expires_at <= at; });
+  return rows;
 }
 
 Result<std::vector<ApprovalRow>> Approvals::takeSettledParked() {

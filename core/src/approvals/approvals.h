@@ -64,7 +64,7 @@ class Approvals {
   /// now; a changed tool or server entry is refused. The error says why it may not run.
   Status claim(const std::string& id, const std::string& digest);
 
-  /// Pending approvals (expired ones marked so first), oldest first.
+  /// Pending, unexpired approvals, oldest first. Reads only.
   Result<std::vector<store::ApprovalRow>> pending();
 
   /// Parked approvals that were decided or expired, each handed over exactly once (in this

@@ -1,0 +1,197 @@
+// End to end: `ask` tools through the real binary with CHANNEL=telegram against the fake Bot API
+// and the fake model, the bot token and the LLM key read from the vault (secret://). Approved
+// from the chat, approved from the CLI (another process), denied, parked and continued, and
+// expired.
+
+#include <sqlite3.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <regex>
+#include <thread>
+
+#include "e2e/support/gantry_process.h"
+#include "fake_openai_server.h"
+#include "fake_telegram.h"
+
+using gantry::e2e::Env;
+using gantry::e2e::GantryProcess;
+using gantry::e2e::runGantry;
+using gantry::e2e::Workspace;
+using gantry::fakes::FakeTelegram;
+using gantry::fakes::SentRecord;
+using gantry::testing::FakeOpenAiServer;
+
+namespace {
+
+constexpr std::int64_t kOwner = 111;
+constexpr const char* kLlmKey = "llm-key-from-the-vault-5d1e";
+
+/// Waits (generously) for the nth sent text (from 1) containing needle; returns it, or "".
+std::string waitText(const FakeTelegram& telegram, const std::string& needle, int nth = 1) {
+  for (int k = 0; k < 600; ++k) {
+    int seen = 0;
+    for (const SentRecord& record : telegram.sent()) {
+      if (record.text.find(needle) != std::string::npos && ++seen == nth) return record.text;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return "";
+}
+
+std::string approvalId(const std::string& text) {
+  std::smatch m;
+  return std::regex_search(text, m, std::regex("/approve ([a-z2-7]{8})")) ? m[1].str() : "";
+}
+
+/// Runs one statement on the instance's database (a test's way to move time past expiry).
+void execSql(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  sqlite3_busy_timeout(db, 5000);
+  CHECK(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+}
+
+struct Fixture {
+  FakeTelegram telegram;
+  FakeOpenAiServer llm;
+  Workspace workspace{"approval-e2e"};
+  Env base;
+
+  Fixture() {
+    telegram.start();
+    llm.requireApiKey(kLlmKey);
+    base = gantry::e2e::stdioEnv(workspace, llm.port());
+    workspace.write("vault.key", std::string(32, 'v'));
+    base["GANTRY_VAULT_KEY_FILE"] = workspace.path() + "/vault.key";
+    REQUIRE(runGantry(base, telegram.token() + "\n", {"secret", "set", "bot_token"}).code == 0);
+    REQUIRE(runGantry(base, std::string(kLlmKey) + "\n", {"secret", "set", "llm_key"}).code == 0);
+    workspace.write("mcp.toml", "[[server]]\nname = \"fake\"\ncommand = \"" GANTRY_BUILD_DIR
+                                "/tests/fakes/mcp/fake_mcp_server\"\n"
+                                "tool_policy = { echo = \"ask\" }\n");
+  }
+
+  Env env(const std::string& wait_seconds) const {
+    Env env = base;
+    env["CHANNEL"] = "telegram";
+    env["LLM_API_KEY"] = "secret://llm_key";
+    env["TELEGRAM_BOT_TOKEN"] = "secret://bot_token";
+    env["TELEGRAM_ALLOWED_USERS"] = std::to_string(kOwner);
+    env["TELEGRAM_API_BASE"] = telegram.apiBase();
+    env["GANTRY_MODULE_DIR"] = std::string(GANTRY_BUILD_DIR) + "/modules";
+    env["CRON_ENABLED"] = "false";
+    env["COALESCE_SETTLE_MS"] = "0";
+    env["APPROVAL_WAIT_SECONDS"] = wait_seconds;
+    return env;
+  }
+
+  /// Queues a model turn that calls echo(text), then replies `reply`.
+  void echoTurn(const std::string& text, const std::string& reply) {
+    llm.addReply(R"({"tool_calls":[{"id":"c-)" + text +
+                 R"(","name":"fake__echo","arguments":"{\"text\":\")" + text + R"(\"}"}]})");
+    llm.addReply(R"({"content":")" + reply + R"("})");
+  }
+
+  /// The model request that carried the tool result for text, or "".
+  std::string requestWith(const std::string& needle) {
+    for (const auto& request : llm.requests()) {
+      if (request.find(needle) != std::string::npos) return request;
+    }
+    return "";
+  }
+  std::string db() const { return workspace.data() + "/gantry.db"; }
+};
+
+}  // namespace
+
+TEST_CASE("ask tools: approved from the chat, approved from the CLI, denied", "[e2e][approvals]") {
+  Fixture f;
+  GantryProcess gantry(f.env("60"));
+  INFO(gantry.err());
+
+  f.echoTurn("from-chat", "chat approval done");
+  f.telegram.enqueueText(kOwner, "echo from-chat");
+  std::string id = approvalId(waitText(f.telegram, "Approval needed to run fake__echo"));
+  REQUIRE(id.size() == 8);
+  f.telegram.enqueueText(kOwner, "/approve " + id);
+  CHECK_FALSE(waitText(f.telegram, "Approved: fake__echo runs now.").empty());
+  REQUIRE_FALSE(waitText(f.telegram, "chat approval done").empty());
+  CHECK(f.requestWith(R"("content":"from-chat")").find(R"("role":"tool")") != std::string::npos);
+
+  f.echoTurn("from-cli", "cli approval done");
+  f.telegram.enqueueText(kOwner, "echo from-cli");
+  std::string cli_id, listed;
+  for (int k = 0; k < 200 && cli_id.empty(); ++k) {
+    auto pending = runGantry(f.env("60"), "", {"approvals"});
+    listed = pending.err + pending.out;
+    if (pending.out.size() > 8) cli_id = pending.out.substr(0, 8);
+    if (cli_id.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  INFO(listed);
+  REQUIRE(cli_id.size() == 8);
+  auto approved = runGantry(f.env("60"), "", {"approve", cli_id});
+  CHECK(approved.code == 0);
+  CHECK(approved.out == "approved " + cli_id + ": fake__echo\n");
+  REQUIRE_FALSE(waitText(f.telegram, "cli approval done").empty());
+  auto replay = runGantry(f.env("60"), "", {"approve", cli_id});
+  CHECK(replay.code == 1);
+  CHECK(replay.err.find("approval " + cli_id + " was already approved") != std::string::npos);
+
+  f.echoTurn("denied", "denial understood");
+  f.telegram.enqueueText(kOwner, "echo denied");
+  std::string notice = waitText(f.telegram, "Approval needed to run fake__echo", 3);
+  INFO(notice);
+  CHECK(notice.find("denied") != std::string::npos);
+  std::string denied = approvalId(notice);
+  REQUIRE(denied.size() == 8);
+  f.telegram.enqueueText(kOwner, "/deny " + denied);
+  REQUIRE_FALSE(waitText(f.telegram, "denial understood").empty());
+  CHECK_FALSE(
+      f.requestWith("the owner denied running fake__echo (approval " + denied + ")").empty());
+  CHECK(f.requestWith(R"("content":"denied")").empty());  // echo never ran with it
+
+  CHECK(gantry.stop() == 0);
+  for (const auto& request : f.llm.requests()) CHECK(request.find(kLlmKey) == std::string::npos);
+  CHECK(gantry.err().find(kLlmKey) == std::string::npos);
+  CHECK(gantry.err().find(f.telegram.token()) == std::string::npos);
+}
+
+TEST_CASE("ask tools: a parked call continues after a restart, another expires",
+          "[e2e][approvals]") {
+  Fixture f;
+  std::string parked;
+  {
+    GantryProcess gantry(f.env("0"));
+    INFO(gantry.err());
+    f.llm.addReply(
+        R"({"tool_calls":[{"id":"c1","name":"fake__echo","arguments":"{\"text\":\"later\"}"}]})");
+    f.telegram.enqueueText(kOwner, "echo later");
+    parked = approvalId(waitText(f.telegram, "Waiting for your approval to run fake__echo"));
+    REQUIRE(parked.size() == 8);
+    CHECK(gantry.stop() == 0);
+  }
+  // Decided from the CLI while no instance runs: the next start continues the turn.
+  REQUIRE(runGantry(f.env("0"), "", {"approve", parked}).code == 0);
+  f.llm.addReply(R"({"content":"continued after the restart"})");
+  GantryProcess gantry(f.env("0"));
+  INFO(gantry.err());
+  REQUIRE_FALSE(waitText(f.telegram, "continued after the restart").empty());
+  CHECK_FALSE(f.requestWith(R"("content":"later")").empty());
+
+  f.llm.addReply(
+      R"({"tool_calls":[{"id":"c2","name":"fake__echo","arguments":"{\"text\":\"never\"}"}]})");
+  f.telegram.enqueueText(kOwner, "echo never");
+  std::string expiring = approvalId(waitText(f.telegram, "Approval needed to run fake__echo", 2));
+  REQUIRE(expiring.size() == 8);
+  REQUIRE_FALSE(waitText(f.telegram, "/deny " + expiring + ". I will go on").empty());
+  execSql(f.db(), "UPDATE approvals SET expires_at = 0 WHERE id = '" + expiring + "'");
+  REQUIRE_FALSE(
+      waitText(f.telegram, "Approval " + expiring + " for fake__echo expired without an answer")
+          .empty());
+  auto late = runGantry(f.env("0"), "", {"approve", expiring});
+  CHECK(late.code == 1);
+  CHECK(late.err.find("approval " + expiring + " has expired") != std::string::npos);
+  CHECK(f.requestWith(R"("content":"never")").empty());
+  CHECK(gantry.stop() == 0);
+}
