@@ -256,6 +256,7 @@ Result<ChatResponse> parseResponse(std::string_view body) {
   if (!status.isOk()) return status;
   response.finish_reason = json::string(choice, "finish_reason");
   json::readUsage(doc, &response.usage);
+  response.model = std::string(json::string(doc, "model"));
   return response;
 }
 

@@ -32,12 +32,18 @@ inline std::int64_t integer(const rapidjson::Value& obj, const char* key) {
   return value->IsInt64() ? value->GetInt64() : static_cast<std::int64_t>(value->GetDouble());
 }
 
-/// Reads prompt_tokens and completion_tokens of a usage object (absent: left unchanged).
+/// Reads a usage object (absent: left unchanged): prompt and completion tokens, and the
+/// prompt tokens served from cache — OpenAI's prompt_tokens_details.cached_tokens, or
+/// DeepSeek's prompt_cache_hit_tokens.
 inline void readUsage(const rapidjson::Value& root, Usage* usage) {
   const rapidjson::Value* value = member(root, "usage");
   if (value == nullptr || !value->IsObject()) return;
   usage->prompt_tokens = integer(*value, "prompt_tokens");
   usage->completion_tokens = integer(*value, "completion_tokens");
+  const rapidjson::Value* details = member(*value, "prompt_tokens_details");
+  usage->cached_tokens = details != nullptr && details->IsObject()
+                             ? integer(*details, "cached_tokens")
+                             : integer(*value, "prompt_cache_hit_tokens");
 }
 
 /// Reasoning text of a message or delta: reasoning_content (DeepSeek, vLLM, llama.cpp) or

@@ -143,6 +143,7 @@ Status StreamAssembler::onData(std::string_view data) {
   std::string api_error = apiErrorMessage(data);
   if (!api_error.empty()) return Status::error("error: " + api_error);
   json::readUsage(doc, &response_.usage);
+  if (auto model = json::string(doc, "model"); !model.empty()) response_.model = std::string(model);
   const rapidjson::Value* choices = json::member(doc, "choices");
   if (choices == nullptr || !choices->IsArray() || choices->Empty()) return Status::ok();
   return onChoice((*choices)[0]);

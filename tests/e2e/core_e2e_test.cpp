@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "e2e/support/gantry_process.h"
+#include "gantry/abi.h"
 #include "openai/fake_openai_server.h"
 
 using gantry::e2e::count;
@@ -270,7 +271,7 @@ TEST_CASE("gantry status does not call a just-started instance's channel failing
 TEST_CASE("version and help answer without configuration", "[e2e]") {
   auto version = runGantry({}, "", {"version"});
   CHECK(version.code == 0);
-  CHECK(version.out.find("module ABI: 2") != std::string::npos);
+  CHECK(version.out.find("module ABI: " + std::to_string(GANTRY_ABI_VERSION)) != std::string::npos);
   auto help = runGantry({}, "", {"--help"});
   CHECK(help.code == 0);
   CHECK(help.out.find("usage: gantry") != std::string::npos);
@@ -348,7 +349,8 @@ TEST_CASE("gantry search prints the matching messages of the record, one per lin
 
 TEST_CASE("every model call leaves a usage row; gantry usage prints the day's totals", "[e2e]") {
   FakeOpenAiServer llm;
-  llm.addReply(R"({"content":"one","usage":{"prompt_tokens":120,"completion_tokens":7}})");
+  llm.addReply(
+      R"({"content":"one","model":"served-model:q4","usage":{"prompt_tokens":120,"completion_tokens":7,"cached_tokens":100}})");
   llm.addReply(R"({"content":"two","usage":{"prompt_tokens":130,"completion_tokens":8}})");
   Workspace ws("usage");
   auto env = gantry::e2e::stdioEnv(ws, llm.port());
@@ -359,7 +361,21 @@ TEST_CASE("every model call leaves a usage row; gantry usage prints the day's to
   auto usage = runGantry(env, "", {"usage", "--days", "1"});
   INFO(usage.err);
   CHECK(usage.code == 0);
-  CHECK(usage.out.find("\t2\t250\t15\t0\n") != std::string::npos);
+  CHECK(usage.out.find("\t2\t250\t15\t100\n") != std::string::npos);
+  // The model as the endpoint named it in its response, else the configured one.
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2((ws.data() + "/gantry.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) ==
+          SQLITE_OK);
+  std::vector<std::string> models;
+  sqlite3_stmt* stmt = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, "SELECT model FROM usage ORDER BY id", -1, &stmt, nullptr) ==
+          SQLITE_OK);
+  while (sqlite3_step(stmt) == SQLITE_ROW) {
+    models.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)));
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  CHECK(models == std::vector<std::string>{"served-model:q4", env.at("LLM_MODEL")});
   CHECK(runGantry(env, "", {"usage", "--days", "0"}).code == 2);
 }
 

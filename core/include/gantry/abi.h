@@ -12,7 +12,7 @@
 
 /// 2: ChannelCaps::replays_inbox, Channel::ownerReports() and quoteBlock(), default
 /// streamText()/event(); ChannelCaps::markup dropped; ConfigKey::default_value is served.
-#define GANTRY_ABI_VERSION 2
+#define GANTRY_ABI_VERSION 3
 
 #define GANTRY_STRINGIFY_(x) #x
 #define GANTRY_STRINGIFY(x) GANTRY_STRINGIFY_(x)

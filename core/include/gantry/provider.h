@@ -33,6 +33,7 @@ struct StreamCallbacks {
 struct Usage {
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
+  int64_t cached_tokens = 0;  ///< of prompt_tokens, served from the endpoint's prompt cache
 };
 
 /// The assistant's answer: visible content (think blocks removed), reasoning, tool calls.
@@ -40,6 +41,7 @@ struct ChatResponse {
   ChatMessage message;  ///< role kAssistant
   std::string finish_reason;
   Usage usage;
+  std::string model;            ///< the model the endpoint says answered; empty when it did not say
   int64_t first_token_ms = -1;  ///< time to the first streamed delta; -1 if not streamed
   int64_t dur_ms = 0;
   int attempts = 1;

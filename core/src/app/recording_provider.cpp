@@ -30,6 +30,8 @@ void RecordingProvider::recordUsage(const ChatRequest& request,
   if (response.isOk()) {
     row.prompt_tokens = response->usage.prompt_tokens;
     row.completion_tokens = response->usage.completion_tokens;
+    row.cached_tokens = response->usage.cached_tokens;
+    if (!response->model.empty()) row.model = response->model;  // as the endpoint named it
   }
   if (row.prompt_tokens == 0 && row.completion_tokens == 0) {
     row.estimated = true;

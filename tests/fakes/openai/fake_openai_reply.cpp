@@ -51,15 +51,21 @@ Object::Ptr usageOf(const ParsedRequest& request, const ScriptedReply& reply) {
   usage->set("prompt_tokens", prompt);
   usage->set("completion_tokens", completion);
   usage->set("total_tokens", prompt + completion);
+  if (reply.cached_tokens) {
+    Object::Ptr details = new Object;
+    details->set("cached_tokens", *reply.cached_tokens);
+    usage->set("prompt_tokens_details", details);
+  }
   return usage;
 }
 
-Object::Ptr envelope(const char* object, const ParsedRequest& request, int serial) {
+Object::Ptr envelope(const char* object, const ParsedRequest& request, const ScriptedReply& reply,
+                     int serial) {
   Object::Ptr out = new Object;
   out->set("id", "chatcmpl-fake" + std::to_string(serial));
   out->set("object", object);
   out->set("created", static_cast<int64_t>(std::time(nullptr)));
-  out->set("model", request.model);
+  out->set("model", reply.model.value_or(request.model));
   return out;
 }
 
@@ -133,11 +139,11 @@ class StreamWriter {
   }
 
   void finish() {
-    Object::Ptr last = envelope("chat.completion.chunk", request_, serial_);
+    Object::Ptr last = envelope("chat.completion.chunk", request_, reply_, serial_);
     last->set("choices", choices(new Object, finishReason(reply_)));
     event(toJson(last));
     if (request_.include_usage) {
-      Object::Ptr usage = envelope("chat.completion.chunk", request_, serial_);
+      Object::Ptr usage = envelope("chat.completion.chunk", request_, reply_, serial_);
       usage->set("choices", Array::Ptr(new Array));
       usage->set("usage", usageOf(request_, reply_));
       event(toJson(usage));
@@ -157,7 +163,7 @@ class StreamWriter {
   }
 
   void chunk(const Object::Ptr& delta, bool has_data) {
-    Object::Ptr chunk = envelope("chat.completion.chunk", request_, serial_);
+    Object::Ptr chunk = envelope("chat.completion.chunk", request_, reply_, serial_);
     chunk->set("choices", choices(delta, ""));
     event(toJson(chunk));
     if (has_data && !stalled_ && reply_.stall_ms > 0) {
@@ -223,7 +229,7 @@ void sendCompletion(Poco::Net::HTTPServerResponse& response, const ParsedRequest
   choice->set("finish_reason", finishReason(reply));
   Array::Ptr choices = new Array;
   choices->add(choice);
-  Object::Ptr body = envelope("chat.completion", request, serial);
+  Object::Ptr body = envelope("chat.completion", request, reply, serial);
   body->set("choices", choices);
   body->set("usage", usageOf(request, reply));
   sendBody(response, "application/json", toJson(body));

@@ -14,7 +14,7 @@ using Poco::JSON::Object;
 const std::set<std::string> kKeys = {
     "content",       "reasoning", "reasoning_field", "tool_calls", "status", "retry_after",
     "error_message", "body",      "delay_ms",        "stall_ms",   "drop",   "close",
-    "usage"};
+    "usage",         "model"};
 const std::set<std::string> kCallKeys = {"id", "name", "arguments", "thought_signature"};
 
 void checkKeys(const Object& object, const std::set<std::string>& known, const char* what) {
@@ -43,12 +43,14 @@ void parseUsage(const Object::Ptr& usage, ScriptedReply* reply) {
   if (usage->has("completion_tokens")) {
     reply->completion_tokens = usage->getValue<int64_t>("completion_tokens");
   }
+  if (usage->has("cached_tokens")) reply->cached_tokens = usage->getValue<int64_t>("cached_tokens");
 }
 
 ScriptedReply parseObject(const Object::Ptr& object) {
   checkKeys(*object, kKeys, "script");
   ScriptedReply reply;
   reply.content = object->optValue<std::string>("content", "");
+  if (object->has("model")) reply.model = object->getValue<std::string>("model");
   reply.reasoning = object->optValue<std::string>("reasoning", "");
   reply.reasoning_field = object->optValue<std::string>("reasoning_field", "reasoning_content");
   if (reply.reasoning_field != "reasoning_content" && reply.reasoning_field != "reasoning") {

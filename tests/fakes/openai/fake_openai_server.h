@@ -37,6 +37,11 @@ struct ScriptedReply {
   bool close = false;               ///< close the connection after the reply (an idle timeout)
   std::optional<std::int64_t> prompt_tokens;
   std::optional<std::int64_t> completion_tokens;
+  /// usage.prompt_tokens_details.cached_tokens, as OpenAI reports a prompt-cache hit.
+  std::optional<std::int64_t> cached_tokens;
+  /// The model the response names (an endpoint may serve a more specific name than asked
+  /// for); unset: the requested one.
+  std::optional<std::string> model;
 };
 
 /// Parses one script line (a JSON object). Throws std::invalid_argument naming the problem,

@@ -208,3 +208,20 @@ TEST_CASE("API error messages are taken from the error body", "[openai]") {
   CHECK(gantry::openai::apiErrorMessage("not json").empty());
   CHECK(gantry::openai::apiErrorMessage(R"({"choices":[]})").empty());
 }
+
+TEST_CASE("cached prompt tokens and the served model are read where endpoints report them",
+          "[openai]") {
+  auto openai = gantry::openai::parseResponse(
+      R"({"model":"gpt-x-2026-01","choices":[{"message":{"role":"assistant","content":"a"}}],
+      "usage":{"prompt_tokens":50,"completion_tokens":2,
+      "prompt_tokens_details":{"cached_tokens":32}}})");
+  REQUIRE(openai.isOk());
+  CHECK(openai->usage.cached_tokens == 32);
+  CHECK(openai->model == "gpt-x-2026-01");
+  auto deepseek = gantry::openai::parseResponse(
+      R"({"choices":[{"message":{"role":"assistant","content":"a"}}],
+      "usage":{"prompt_tokens":50,"completion_tokens":2,"prompt_cache_hit_tokens":40}})");
+  REQUIRE(deepseek.isOk());
+  CHECK(deepseek->usage.cached_tokens == 40);
+  CHECK(deepseek->model.empty());
+}
