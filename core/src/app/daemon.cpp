@@ -295,7 +295,8 @@ class Daemon {
                                 {"tool_calls", std::to_string(pruned->tool_calls)},
                                 {"usage", std::to_string(pruned->usage)},
                                 {"inbox", std::to_string(pruned->inbox)},
-                                {"turns", std::to_string(pruned->turns)}});
+                                {"turns", std::to_string(pruned->turns)},
+                                {"approvals", std::to_string(pruned->approvals)}});
   }
 
   void requestStop() {

@@ -62,6 +62,7 @@ Result<Pruned> pruneRecord(Store& store, int64_t cutoff_ms) {
     run("DELETE FROM usage WHERE at < ?", &pruned.usage);
     run("DELETE FROM turns WHERE started_at < ?", &pruned.turns);
     run("DELETE FROM inbox WHERE handled_at IS NOT NULL AND received_at < ?", &pruned.inbox);
+    run("DELETE FROM approvals WHERE expires_at < ?", &pruned.approvals);
     transaction.commit();
     return pruned;
   });

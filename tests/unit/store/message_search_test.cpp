@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+#include "store/approval_repo.h"
 #include "store/maintenance.h"
 #include "store/message_repo.h"
 
@@ -78,10 +79,20 @@ TEST_CASE("a retention pass deletes old rows but never what is still in a chat's
   repo.append(session, message(Role::kAssistant, "old answer dropped"));
   REQUIRE(repo.dropFromHistory(session, 2).isOk());
   repo.append(session, message(Role::kUser, "recent words kept"));
+  store::ApprovalRepo approvals(*s);
+  store::ApprovalRow old_approval, live_approval;
+  old_approval.id = "old00000";
+  old_approval.expires_at = store::nowMs() - 1;
+  live_approval.id = "live0000";
+  live_approval.expires_at = store::nowMs() + 900000;
+  REQUIRE(approvals.insert(old_approval).isOk());
+  REQUIRE(approvals.insert(live_approval).isOk());
   const int64_t future = store::nowMs() + 1000;  // everything so far is older than this
   auto pruned = store::pruneRecord(*s, future);
   REQUIRE(pruned.isOk());
   CHECK(pruned->messages == 2);
+  CHECK(pruned->approvals == 1);
+  CHECK(approvals.find("live0000")->has_value());
   CHECK(store::searchMessages(*s, "dropped", 10)->empty());
   CHECK(store::searchMessages(*s, "kept", 10)->size() == 1);
   REQUIRE(repo.history(session)->size() == 1);
