@@ -152,3 +152,29 @@ TEST_CASE("a tool result echoing a secret reaches the record and the model only 
   CHECK(results[0] == "the token is [redacted:tok]");
   CHECK(turn.err.find("the token is " + std::string(kSecret)) == std::string::npos);
 }
+
+TEST_CASE("a secret in the model's streamed reply reaches the chat only as its marker", "[e2e]") {
+  FakeOpenAiServer llm;
+  // Streamed in 8-byte pieces, so the value arrives split across deltas.
+  llm.addReply(std::string(R"({"content":"your token is )") + kSecret + R"(, keep it safe"})");
+  llm.addReply(std::string(R"({"content":"again: )") + kSecret + R"("})");
+  Workspace ws("vault-reply");
+  auto env = withKey(ws, gantry::e2e::stdioEnv(ws, llm.port()));
+  REQUIRE(runGantry(env, kSecret, {"secret", "set", "tok"}).code == 0);
+  ws.write("mcp.toml", "[[server]]\nname = \"fake\"\ncommand = \"" GANTRY_BUILD_DIR
+                       "/tests/fakes/mcp/fake_mcp_server\"\nenv = { TOKEN = \"secret://tok\" }\n");
+  env["MCP_MANIFEST"] = ws.path() + "/mcp.toml";
+  env["STREAM_REPLIES"] = "true";
+  auto streamed = runGantry(env, "what is my token?\n");
+  INFO(streamed.err);
+  CHECK(streamed.code == 0);
+  CHECK(streamed.out.find("your token is [redacted:tok], keep it safe") != std::string::npos);
+  env["STREAM_REPLIES"] = "false";
+  auto whole = runGantry(env, "once more\n");
+  CHECK(whole.out.find("again: [redacted:tok]") != std::string::npos);
+  for (const auto* out : {&streamed.out, &whole.out, &streamed.err, &whole.err}) {
+    // Not the value, nor any piece of it long enough to be one of the streamed deltas.
+    CHECK(out->find("sk-e2e-4") == std::string::npos);
+    CHECK(out->find("4f1c9a7d") == std::string::npos);
+  }
+}

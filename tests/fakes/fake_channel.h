@@ -27,12 +27,14 @@ class FakeChannel final : public Channel {
     std::string id = std::to_string(bubbles_.size() + 1);
     bubbles_[id] = std::string(text);
     sent_.emplace_back(text);
+    shown_.emplace_back(text);
     cv_.notify_all();
     return id;
   }
   Status edit(const std::string&, const std::string& id, std::string_view text) noexcept override {
     std::lock_guard lock(mutex_);
     bubbles_[id] = std::string(text);
+    shown_.emplace_back(text);
     cv_.notify_all();
     return Status::ok();
   }
@@ -51,6 +53,16 @@ class FakeChannel final : public Channel {
   /// A message from the allowlisted test user on chat "chat".
   static InboundMessage message(std::string text) {
     return {"chat", "user", "User", std::move(text), {}, {}};
+  }
+  /// Every text a bubble ever showed: each send and each edit, in order.
+  std::vector<std::string> shown() {
+    std::lock_guard lock(mutex_);
+    return shown_;
+  }
+  /// What was streamed to the terminal (a final delta ends a line).
+  std::string terminal() {
+    std::lock_guard lock(mutex_);
+    return terminal_;
   }
   /// Every text sent, in order (as first sent; edits are in bubbles()).
   std::vector<std::string> sent() {
@@ -86,6 +98,7 @@ class FakeChannel final : public Channel {
   std::condition_variable cv_;
   std::map<std::string, std::string> bubbles_;
   std::vector<std::string> sent_;
+  std::vector<std::string> shown_;
   std::string terminal_;
 };
 

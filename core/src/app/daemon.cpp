@@ -16,6 +16,7 @@
 #include "app/status_text.h"
 #include "approvals/approvals.h"
 #include "chat/chat_service.h"
+#include "chat/redacting_channel.h"
 #include "config/config.h"
 #include "cron/cron_options.h"
 #include "cron/cron_tools.h"
@@ -118,6 +119,7 @@ class Daemon {
     module_provider_ = take(modules::createProvider(provider_module, *provider_host_));
     provider_ = std::make_unique<RecordingProvider>(*module_provider_, *heartbeat_, *usage_);
     channel_ = take(modules::createChannel(channel_module, *channel_host_));
+    chat_channel_ = std::make_unique<chat::RedactingChannel>(*channel_);
     startErrorReporting();
     log::info("modules_loaded",
               {{"dir", dir}, {"channel", channel_module.path}, {"provider", provider_module.path}});
@@ -128,7 +130,7 @@ class Daemon {
   void startErrorReporting() {
     OwnerReports reports = channel_->ownerReports();
     if (reports.chat_id.empty()) return;
-    reporter_ = std::make_unique<ErrorReporter>(*channel_, reports.chat_id, reports.min_level);
+    reporter_ = std::make_unique<ErrorReporter>(*chat_channel_, reports.chat_id, reports.min_level);
   }
 
   void redactSecrets(const modules::Module& module) {
@@ -185,7 +187,7 @@ class Daemon {
     agent_ =
         std::make_unique<agent::Agent>(*provider_, catalog_, *store_, options, approvals_.get());
     agent_->setPersona(persona_.text);
-    chat_ = std::make_unique<chat::ChatService>(*agent_, *channel_, *store_, chatOptions(),
+    chat_ = std::make_unique<chat::ChatService>(*agent_, *chat_channel_, *store_, chatOptions(),
                                                 commandTexts(), approvals_.get());
   }
 
@@ -357,6 +359,7 @@ class Daemon {
   std::unique_ptr<Provider> module_provider_;
   std::unique_ptr<Provider> provider_;  ///< module_provider_, recording outcomes
   std::unique_ptr<Channel> channel_;
+  std::unique_ptr<Channel> chat_channel_;  ///< channel_, every outbound text redacted
   std::unique_ptr<ErrorReporter> reporter_;
   std::unique_ptr<mcp::McpHost> mcp_;
   std::unique_ptr<store::MemoryRepo> memory_repo_;

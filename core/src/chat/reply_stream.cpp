@@ -80,7 +80,10 @@ std::string ReplyStream::traceLocked() const {
 
 std::string ReplyStream::bubbleLocked() const {
   std::string trace = traceLocked();
-  std::string body = text_.empty() ? spinup_text_ : text_;
+  // The end that may begin a secret waits for the next delta (the channel redacts whole
+  // secrets; a bubble must never show the first half of one).
+  std::string body =
+      text_.empty() ? spinup_text_ : text_.substr(0, text_.size() - log::redactionHoldBack(text_));
   if (trace.empty()) return body;
   return body.empty() ? trace : trace + "\n\n" + body;
 }
@@ -144,6 +147,7 @@ void ReplyStream::onText(std::string_view delta) {
   // Past the platform limit the bubble is frozen at a clean cut and a new one begins.
   if (editable() && text_.size() > caps_.max_message_chars - 64) {
     std::size_t cut = text::cutPoint(text_, caps_.max_message_chars - 64);
+    cut -= log::redactionHoldBack(std::string_view(text_).substr(0, cut));  // no split secret
     std::string head = text_.substr(0, cut);
     if (message_id_.empty()) {
       channel_.send(chat_id_, head);

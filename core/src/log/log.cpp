@@ -79,6 +79,11 @@ std::string redact(std::string text) {
   return g_redactor.apply(std::move(text));
 }
 
+std::size_t redactionHoldBack(std::string_view text) {
+  std::lock_guard lock(g_mutex);
+  return g_redactor.partialTail(text);
+}
+
 std::string jsonEscape(std::string_view text) {
   std::string out;
   out.reserve(text.size() + 8);

@@ -22,6 +22,9 @@ bool parseLevel(std::string_view text, LogLevel* out);
 void addSecret(const std::string& value, const std::string& name);
 /// Returns text with every registered secret replaced. Thread-safe.
 std::string redact(std::string text);
+/// How many bytes at the end of text may be the start of a secret (Redactor::partialTail):
+/// a stream shows text only up to there until it knows.
+std::size_t redactionHoldBack(std::string_view text);
 
 /// ms since the epoch as UTC to the second, "2026-12-01T09:30:00Z" (for command output).
 std::string isoUtc(int64_t ms);

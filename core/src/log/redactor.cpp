@@ -73,4 +73,18 @@ std::string Redactor::apply(std::string text) const {
   return text;
 }
 
+std::size_t Redactor::partialTail(std::string_view text) const {
+  std::size_t longest = 0;
+  for (const auto& [form, marker] : forms_) {
+    std::size_t most = std::min(form.size() - 1, text.size());
+    for (std::size_t n = most; n > longest; --n) {
+      if (text.substr(text.size() - n) == std::string_view(form).substr(0, n)) {
+        longest = n;
+        break;
+      }
+    }
+  }
+  return longest;
+}
+
 }  // namespace gantry::log

@@ -3,6 +3,7 @@
 /// other text, with "[redacted:NAME]". Pure; not thread-safe (log.cpp guards its instance).
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,9 @@ class Redactor {
   void add(const std::string& name, const std::string& value);
   /// text with every registered form replaced, longest forms first.
   std::string apply(std::string text) const;
+  /// The length of the longest end of text that begins a registered form without completing
+  /// it: what a stream must hold back until the next piece shows whether a secret follows.
+  std::size_t partialTail(std::string_view text) const;
 
   static constexpr std::size_t kMinLength = 4;
 

@@ -63,3 +63,14 @@ TEST_CASE("short values are not registered, so ordinary words survive", "[log]")
   redactor.add("pin", "abc");
   CHECK(redactor.apply("abc abcd") == "abc abcd");
 }
+
+TEST_CASE("the end of a text that begins a secret is held back, nothing else", "[log]") {
+  gantry::log::Redactor r;
+  r.add("tok", "sk-abcdef-123");
+  CHECK(r.partialTail("the key is sk-ab") == 5);
+  CHECK(r.partialTail("the key is s") == 1);
+  CHECK(r.partialTail("the key is ") == 0);
+  CHECK(r.partialTail("the key is sk-abcdef-123") == 0);  // complete: redacted, not held
+  CHECK(r.partialTail("sk-abcdef-12") == 12);
+  CHECK(r.partialTail("") == 0);
+}
