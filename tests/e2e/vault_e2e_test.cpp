@@ -178,3 +178,24 @@ TEST_CASE("a secret in the model's streamed reply reaches the chat only as its m
     CHECK(out->find("4f1c9a7d") == std::string::npos);
   }
 }
+
+TEST_CASE("a vault replaced by an older copy is refused at boot", "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("vault-rollback");
+  auto env = withKey(ws, gantry::e2e::stdioEnv(ws, llm.port()));
+  REQUIRE(runGantry(env, "first-value-1\n", {"secret", "set", "llm_key"}).code == 0);
+  const std::string old_copy = read(ws.data() + "/vault");
+  REQUIRE(runGantry(env, "second-value-2\n", {"secret", "set", "llm_key"}).code == 0);
+  env["LLM_API_KEY"] = "secret://llm_key";
+  auto current = runGantry(env, "hello\n");
+  INFO(current.err);
+  REQUIRE(current.code == 0);
+
+  ws.write("data/vault", old_copy);  // authentic, but older than what the instance has read
+  auto rolled_back = runGantry(env, "hello\n");
+  CHECK(rolled_back.code == 1);
+  CHECK(rolled_back.err.find("is generation 1, older than generation 2 this instance read "
+                             "before: the file was replaced by an older copy") !=
+        std::string::npos);
+  CHECK(rolled_back.err.find("first-value-1") == std::string::npos);
+}

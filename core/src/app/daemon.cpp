@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
 #include <condition_variable>
 #include <filesystem>
 #include <iostream>
@@ -30,6 +31,7 @@
 #include "modules/loader.h"
 #include "persona/persona.h"
 #include "store/heartbeat_repo.h"
+#include "store/kv_repo.h"
 #include "store/maintenance.h"
 #include "store/memory_repo.h"
 #include "store/message_repo.h"
@@ -70,7 +72,7 @@ class Daemon {
  private:
   void boot() {
     // Every variable (the modules' too) and the manifest see resolved secret:// values.
-    secrets_ = vault::bootSecrets(config::processEnv());
+    secrets_ = vault::bootSecrets(config::processEnv(), vault_generation_);
     auto env = take(config::resolvedProcessEnv(secrets_));
     config_ = take(config::load(env));
     log::setLevel(config_.log_level);
@@ -80,6 +82,7 @@ class Daemon {
     pruneIfDue();
     loadModules();
     startTools();
+    checkVaultGeneration();
     startAgent();
     log::info("ready", {{"channel", config_.channel},
                         {"provider", config_.provider},
@@ -103,6 +106,20 @@ class Daemon {
     heartbeat_ = std::make_unique<store::HeartbeatRepo>(*store_);
     usage_ = std::make_unique<store::UsageRepo>(*store_);
     check(heartbeat_->boot(::getpid(), config_.heartbeat_seconds, config_.channel));
+  }
+
+  /// The vault boot read (if any reference needed it) is not older than one read before:
+  /// the highest generation is remembered in the database.
+  void checkVaultGeneration() {
+    const std::uint64_t seen = vault_generation_->load();
+    if (seen == 0) return;
+    store::KvRepo kv(*store_);
+    auto known = kv.get("vault", "generation");
+    std::uint64_t remembered = 0;
+    if (known) std::from_chars(known->data(), known->data() + known->size(), remembered);
+    std::string path = (fs::path(config_.data_dir) / "vault").string();
+    check(vault::checkGeneration(seen, remembered, path));
+    if (seen > remembered) check(kv.set("vault", "generation", std::to_string(seen)));
   }
 
   void loadModules() {
@@ -348,6 +365,8 @@ class Daemon {
   config::Config config_;
   config::EnvLookup env_;
   config::SecretLookup secrets_;
+  std::shared_ptr<vault::OpenedGeneration> vault_generation_ =
+      std::make_shared<vault::OpenedGeneration>(0);
   persona::Persona persona_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<approvals::Approvals> approvals_;

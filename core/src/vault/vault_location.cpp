@@ -38,7 +38,8 @@ std::optional<std::string> keyFilePath(const config::EnvLookup& env) {
 /// The vault behind bootSecrets, opened once.
 class LazyVault {
  public:
-  explicit LazyVault(config::EnvLookup env) : env_(std::move(env)) {}
+  LazyVault(config::EnvLookup env, std::shared_ptr<OpenedGeneration> opened)
+      : env_(std::move(env)), opened_generation_(std::move(opened)) {}
 
   Result<std::string> get(std::string_view name) {
     std::lock_guard lock(mutex_);
@@ -70,9 +71,11 @@ class LazyVault {
       return;
     }
     vault_ = std::make_unique<Vault>(std::move(vault.value()));
+    if (opened_generation_) *opened_generation_ = vault_->generation();
   }
 
   config::EnvLookup env_;
+  std::shared_ptr<OpenedGeneration> opened_generation_;
   std::mutex mutex_;
   bool opened_ = false;
   Status status_ = Status::ok();
@@ -93,9 +96,18 @@ Result<VaultLocation> locateVault(const config::EnvLookup& env) {
   return location;
 }
 
-config::SecretLookup bootSecrets(const config::EnvLookup& env) {
-  auto vault = std::make_shared<LazyVault>(env);
+config::SecretLookup bootSecrets(const config::EnvLookup& env,
+                                 std::shared_ptr<OpenedGeneration> opened) {
+  auto vault = std::make_shared<LazyVault>(env, std::move(opened));
   return [vault](std::string_view name) { return vault->get(name); };
+}
+
+Status checkGeneration(std::uint64_t seen, std::uint64_t known, const std::string& path) {
+  if (seen >= known) return Status::ok();
+  return Status::error("vault: " + path + " is generation " + std::to_string(seen) +
+                       ", older than generation " + std::to_string(known) +
+                       " this instance read before: the file was replaced by an older copy. "
+                       "Restore the newer vault (see gantry(1), VAULT ROLLBACK)");
 }
 
 }  // namespace gantry::vault
