@@ -1,20 +1,24 @@
 // End-to-end: `gantry secret` keeps a secret in DATA_DIR/vault, and a secret:// reference in
 // the environment is resolved from it at boot and never written anywhere.
+#include <signal.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <iterator>
+#include <thread>
 #include <vector>
 
 #include "e2e/support/gantry_process.h"
 #include "openai/fake_openai_server.h"
 
 using gantry::e2e::Env;
+using gantry::e2e::GantryProcess;
 using gantry::e2e::runGantry;
 using gantry::e2e::Workspace;
 using gantry::testing::FakeOpenAiServer;
+using namespace std::chrono_literals;
 
 namespace {
 
@@ -198,4 +202,34 @@ TEST_CASE("a vault replaced by an older copy is refused at boot", "[e2e]") {
                              "before: the file was replaced by an older copy") !=
         std::string::npos);
   CHECK(rolled_back.err.find("first-value-1") == std::string::npos);
+}
+
+TEST_CASE("SIGHUP takes up a changed vault value with a restart in place", "[e2e]") {
+  FakeOpenAiServer llm;
+  llm.requireApiKey("first-key-value");
+  Workspace ws("vault-reload");
+  auto env = withKey(ws, gantry::e2e::stdioEnv(ws, llm.port()));
+  REQUIRE(runGantry(env, "first-key-value\n", {"secret", "set", "llm_key"}).code == 0);
+  env["LLM_API_KEY"] = "secret://llm_key";
+  GantryProcess gantry(env);
+  INFO(gantry.err());
+  gantry.write("hello\n");
+  REQUIRE(gantry.waitForOutput("echo: hello", 30s));
+  const int pid = gantry.pid();
+
+  gantry.signal(SIGHUP);  // nothing changed: no restart
+  REQUIRE(gantry.waitForLog("vault_unchanged", 30s));
+  REQUIRE(runGantry(env, "second-key-value\n", {"secret", "set", "llm_key"}).code == 0);
+  llm.requireApiKey("second-key-value");
+  gantry.signal(SIGHUP);
+  REQUIRE(gantry.waitForLog(R"("msg":"restarting")", 30s));
+  for (int k = 0; k < 600 && gantry::e2e::count(gantry.err(), R"("msg":"ready")") < 2; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  CHECK(gantry.pid() == pid);  // the same process, a new image
+  gantry.write("again\n");
+  CHECK(gantry.waitForOutput("echo: again", 30s));
+  gantry.closeInput();
+  CHECK(gantry.wait(30s) == 0);
+  CHECK(gantry.err().find("second-key-value") == std::string::npos);
 }

@@ -7,12 +7,14 @@
 #include <condition_variable>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <thread>
 
 #include "agent/agent.h"
 #include "app/core_host.h"
 #include "app/error_reporter.h"
 #include "app/recording_provider.h"
+#include "app/reexec.h"
 #include "app/signals.h"
 #include "app/status_text.h"
 #include "approvals/approvals.h"
@@ -68,11 +70,13 @@ class Daemon {
     serve();
     return stop();
   }
+  /// True when the run ended to take up a changed vault (SIGHUP).
+  bool restartRequested() const { return restart_; }
 
  private:
   void boot() {
     // Every variable (the modules' too) and the manifest see resolved secret:// values.
-    secrets_ = vault::bootSecrets(config::processEnv(), vault_generation_);
+    secrets_ = recordingResolved(vault::bootSecrets(config::processEnv(), vault_generation_));
     auto env = take(config::resolvedProcessEnv(secrets_));
     config_ = take(config::load(env));
     log::setLevel(config_.log_level);
@@ -106,6 +110,46 @@ class Daemon {
     heartbeat_ = std::make_unique<store::HeartbeatRepo>(*store_);
     usage_ = std::make_unique<store::UsageRepo>(*store_);
     check(heartbeat_->boot(::getpid(), config_.heartbeat_seconds, config_.channel));
+  }
+
+  /// Keeps every value boot resolves, so SIGHUP can tell whether the vault changed them.
+  config::SecretLookup recordingResolved(config::SecretLookup lookup) {
+    return [this, lookup = std::move(lookup)](std::string_view name) {
+      auto value = lookup(name);
+      std::lock_guard lock(resolved_mutex_);
+      if (value.isOk()) resolved_[std::string(name)] = value.value();
+      return value;
+    };
+  }
+
+  /// SIGHUP: a vault whose values for this instance's references changed is taken up by a
+  /// restart in place (the modules and servers hold them since boot); an unchanged,
+  /// unreadable or older vault changes nothing.
+  void reloadSecrets() {
+    std::map<std::string, std::string> resolved;
+    {
+      std::lock_guard lock(resolved_mutex_);
+      resolved = resolved_;
+    }
+    if (resolved.empty()) return;
+    auto generation = std::make_shared<vault::OpenedGeneration>(0);
+    auto fresh = vault::bootSecrets(config::processEnv(), generation);
+    bool changed = false;
+    for (const auto& [name, value] : resolved) {
+      auto now = fresh(name);
+      if (!now.isOk()) {
+        return log::error("vault_reload_failed",
+                          {{"name", name}, {"error", now.status().message()}});
+      }
+      changed = changed || now.value() != value;
+    }
+    std::string path = (fs::path(config_.data_dir) / "vault").string();
+    if (Status s = vault::checkGeneration(*generation, *vault_generation_, path); !s.isOk()) {
+      return log::error("vault_reload_failed", {{"error", s.message()}});
+    }
+    if (!changed) return log::info("vault_unchanged", {});
+    restart_ = true;
+    requestStop();
   }
 
   /// The vault boot read (if any reference needed it) is not older than one read before:
@@ -251,7 +295,11 @@ class Daemon {
   }
 
   void startBackground() {
-    startSignalThread([this] { requestStop(); }, [this] { reloadPersona(); });
+    startSignalThread([this] { requestStop(); },
+                      [this] {
+                        reloadPersona();
+                        reloadSecrets();
+                      });
     if (zone_) {
       scheduler_ = std::make_unique<cron::Scheduler>(
           *store_, *zone_, config_.cron_tick_seconds, [this](const store::CronJob& job) -> Status {
@@ -365,6 +413,8 @@ class Daemon {
   config::Config config_;
   config::EnvLookup env_;
   config::SecretLookup secrets_;
+  std::mutex resolved_mutex_;
+  std::map<std::string, std::string> resolved_;  ///< name → value of every reference resolved
   std::shared_ptr<vault::OpenedGeneration> vault_generation_ =
       std::make_shared<vault::OpenedGeneration>(0);
   persona::Persona persona_;
@@ -396,6 +446,7 @@ class Daemon {
   std::condition_variable stop_cv_;
   Status channel_status_;
   int64_t started_ = store::nowMs();
+  std::atomic<bool> restart_{false};
 };
 
 }  // namespace
@@ -403,8 +454,12 @@ class Daemon {
 int runDaemon() {
   blockSignals();
   try {
-    Daemon daemon;
-    return daemon.run();
+    {
+      Daemon daemon;
+      int code = daemon.run();
+      if (code != 0 || !daemon.restartRequested()) return code;
+    }  // everything closed (database, servers, sockets) before the new image starts
+    return reexecSelf();
   } catch (const BootError& e) {
     std::cerr << "gantry: " << log::redact(e.message) << "\n";
     return 1;
