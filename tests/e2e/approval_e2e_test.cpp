@@ -3,6 +3,7 @@
 // from the chat, approved from the CLI (another process), denied, parked and continued, and
 // expired.
 
+#include <signal.h>
 #include <sqlite3.h>
 
 #include <catch2/catch.hpp>
@@ -157,19 +158,20 @@ TEST_CASE("ask tools: approved from the chat, approved from the CLI, denied", "[
   CHECK(gantry.err().find(f.telegram.token()) == std::string::npos);
 }
 
-TEST_CASE("ask tools: a parked call continues after a restart, another expires",
+TEST_CASE("ask tools: a call waiting when the process is killed continues after a restart",
           "[e2e][approvals]") {
   Fixture f;
   std::string parked;
   {
-    GantryProcess gantry(f.env("0"));
+    GantryProcess gantry(f.env("60"));
     INFO(gantry.err());
     f.llm.addReply(
         R"({"tool_calls":[{"id":"c1","name":"fake__echo","arguments":"{\"text\":\"later\"}"}]})");
     f.telegram.enqueueText(kOwner, "echo later");
-    parked = approvalId(waitText(f.telegram, "Waiting for your approval to run fake__echo"));
+    parked = approvalId(waitText(f.telegram, "Approval needed to run fake__echo"));
     REQUIRE(parked.size() == 8);
-    CHECK(gantry.stop() == 0);
+    gantry.signal(SIGKILL);  // while the turn waits for the decision
+    gantry.wait();
   }
   // Decided from the CLI while no instance runs: the next start continues the turn.
   REQUIRE(runGantry(f.env("0"), "", {"approve", parked}).code == 0);

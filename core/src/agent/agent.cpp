@@ -63,7 +63,8 @@ class Agent::Turn {
         return finishWithText(std::move(message), round);
       }
       if (Status s = runTools(std::move(message), round); !s.isOk()) return finish(s);
-      if (!awaiting_.empty()) return finishWaiting();
+      if (!awaiting_.empty())
+        return cancel_.cancelled() ? finish(Status::cancelled()) : finishWaiting();
     }
   }
 

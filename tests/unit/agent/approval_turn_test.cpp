@@ -159,3 +159,21 @@ TEST_CASE("a denied tool's row records the policy", "[agent][approvals]") {
   CHECK(lastCallColumn(f, "policy") == "deny");
   CHECK(lastCallColumn(f, "approval_id") == "NULL");
 }
+
+TEST_CASE("/cancel while a call waits for approval cancels the turn; the approval stays open",
+          "[agent][approvals]") {
+  AskFixture f(std::nullopt);
+  CancelToken cancel;
+  f.observer.on_notice = [&](const std::string& text) {
+    f.asked_id = approvalId(text);
+    cancel.cancel();
+  };
+  f.provider.callTools({call("c1", "lookup")});
+  auto result = f.agent().run({"chat", "look it up", {}, {}, {}}, f.observer, cancel);
+  CHECK(result.status.isCancelled());
+  CHECK(f.tools.started().empty());
+  CHECK(f.provider.requests().size() == 1);
+  auto row = ApprovalRepo(f.temp.store()).find(f.asked_id).value();
+  CHECK(row->state == ApprovalState::kPending);
+  CHECK(row->follow_up == gantry::store::FollowUp::kParked);
+}
