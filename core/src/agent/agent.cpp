@@ -53,13 +53,14 @@ class Agent::Turn {
     }
     for (int round = 0;; ++round) {
       if (cancel_.cancelled()) return finish(Status::cancelled());
-      bool tools_on = round < a_.options_.tool_max_iterations && constrained_.empty();
+      bool tools_on = round < maxRounds() && constrained_.empty();
       auto response = callModel(round, tools_on);
       if (!response.isOk()) return finish(response.status());
       ChatMessage message = std::move(response->message);
       if (!tools_on && !constrained_.empty()) adoptConstrainedCall(message, round);
       if (message.tool_calls.empty()) adoptPrintedCall(message, round);
-      if (message.tool_calls.empty() || round >= a_.options_.tool_max_iterations) {
+      if (message.tool_calls.empty() || round >= maxRounds()) {
+        result_.rounds_exhausted = round >= maxRounds();
         return finishWithText(std::move(message), round);
       }
       if (Status s = runTools(std::move(message), round); !s.isOk()) return finish(s);
@@ -69,6 +70,8 @@ class Agent::Turn {
   }
 
  private:
+  int maxRounds() const { return request_.max_rounds.value_or(a_.options_.tool_max_iterations); }
+
   /// The user message goes into the record as it will be sent (DESIGN 4 step 2); the inbox
   /// marks it handled then.
   Status recordUserMessage() {
@@ -221,10 +224,9 @@ class Agent::Turn {
       observer_.onText(message.content);
     }
     if (message.content.empty()) {
-      message.content =
-          round >= a_.options_.tool_max_iterations
-              ? "(stopped after " + std::to_string(round) + " tool rounds without a final answer)"
-              : "(the model returned an empty reply)";
+      message.content = round >= maxRounds() ? "(stopped after " + std::to_string(round) +
+                                                   " tool rounds without a final answer)"
+                                             : "(the model returned an empty reply)";
       observer_.onText(message.content);
     }
     result_.reply = message.content;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@ struct TurnRequest {
   /// A continuation (text and images unused): the turn that parked this approval goes on
   /// from the approved call's result (run now, once) or the denial.
   std::string approval_id;
+  /// Tool rounds before the last call without tools; unset: TOOL_MAX_ITERATIONS.
+  std::optional<int> max_rounds = std::nullopt;
 };
 
 struct TurnResult {
@@ -48,6 +51,7 @@ struct TurnResult {
   int64_t user_message_id = 0;
   int model_calls = 0;
   int tool_calls = 0;
+  bool rounds_exhausted = false;  ///< the reply came from the last call, tools off
 };
 
 /// One Agent per process. run() may be called from several threads for different chats;

@@ -1,5 +1,6 @@
 #include "app/daemon.h"
 
+#include <Poco/JSON/Object.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -8,9 +9,11 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <thread>
 
 #include "agent/agent.h"
+#include "api/api_server.h"
 #include "app/core_host.h"
 #include "app/error_reporter.h"
 #include "app/recording_provider.h"
@@ -37,6 +40,7 @@
 #include "store/maintenance.h"
 #include "store/memory_repo.h"
 #include "store/message_repo.h"
+#include "store/task_repo.h"
 #include "tools/catalog.h"
 #include "vault/vault_location.h"
 
@@ -88,6 +92,7 @@ class Daemon {
     startTools();
     checkVaultGeneration();
     startAgent();
+    startApi();
     log::info("ready", {{"channel", config_.channel},
                         {"provider", config_.provider},
                         {"model", provider_->model()},
@@ -110,6 +115,50 @@ class Daemon {
     heartbeat_ = std::make_unique<store::HeartbeatRepo>(*store_);
     usage_ = std::make_unique<store::UsageRepo>(*store_);
     check(heartbeat_->boot(::getpid(), config_.heartbeat_seconds, config_.channel));
+  }
+
+  /// The local API, when API_LISTEN asks for it (the kernel has no inbound port otherwise).
+  void startApi() {
+    if (config_.api_listen.empty()) return;
+    api::ApiOptions options;
+    options.listen = take(api::parseListenAddress(config_.api_listen));
+    options.token = config_.api_token;
+    options.approve_token = config_.api_approve_token;
+    log::addSecret(config_.api_token, "API_TOKEN");
+    if (!config_.api_approve_token.empty()) {
+      log::addSecret(config_.api_approve_token, "API_APPROVE_TOKEN");
+    }
+    options.owner_chat =
+        config_.api_owner_chat.empty() ? channel_->ownerReports().chat_id : config_.api_owner_chat;
+    options.threads = config_.task_concurrency + 4;  // tasks never starve the other endpoints
+    if (auto closed = take(store::TaskRepo(*store_).closeInterrupted()); closed > 0) {
+      log::warn("tasks_closed_after_crash", {{"count", std::to_string(closed)}});
+    }
+    api::TaskOptions tasks;
+    tasks.max_steps = config_.task_max_steps;
+    tasks.wall = std::chrono::seconds(config_.task_wall_seconds);
+    tasks.concurrency = config_.task_concurrency;
+    tasks.owner_chat = options.owner_chat;
+    tasks_ = std::make_unique<api::TaskService>(*agent_, *chat_channel_, *store_, tasks);
+    api_ = take(api::ApiServer::start(
+        options, {*tasks_, *approvals_, *chat_channel_, [this] { return apiStatus(); }}));
+  }
+
+  /// GET /status: what `gantry status` and /status tell, as JSON.
+  std::string apiStatus() {
+    Poco::JSON::Object out;
+    out.set("model", provider_->model());
+    out.set("channel", config_.channel);
+    out.set("uptime_s", (store::nowMs() - started_) / 1000);
+    out.set("tools", static_cast<int64_t>(catalog_.schemas().size()));
+    out.set("tasks_running", tasks_ ? tasks_->running() : 0);
+    auto pending = approvals_->pending();
+    out.set("approvals_pending", pending.isOk() ? static_cast<int64_t>(pending->size()) : 0);
+    out.set("last_receive_ok_ms_ago",
+            last_receive_ok_ ? store::nowMs() - last_receive_ok_.load() : int64_t{-1});
+    std::ostringstream text;
+    out.stringify(text);
+    return text.str();
   }
 
   /// Keeps every value boot resolves, so SIGHUP can tell whether the vault changed them.
@@ -395,6 +444,8 @@ class Daemon {
     stop_cv_.notify_all();
     // The chat service first: it bounds and then cancels in-flight turns, cron's included,
     // so the scheduler's stop never waits behind a model call.
+    if (tasks_) tasks_->shutdown();  // running tasks end cancelled, new ones are refused
+    if (api_) api_->stop();          // then the requests waiting on them are answered
     chat_->shutdown(kShutdownBound);
     if (scheduler_) scheduler_->stop();
     if (consolidator_) consolidator_->stop();
@@ -438,6 +489,8 @@ class Daemon {
   tools::Catalog catalog_;
   std::unique_ptr<agent::Agent> agent_;
   std::unique_ptr<chat::ChatService> chat_;
+  std::unique_ptr<api::TaskService> tasks_;
+  std::unique_ptr<api::ApiServer> api_;
   std::unique_ptr<cron::Scheduler> scheduler_;
   std::unique_ptr<memory::Consolidator> consolidator_;
   std::thread heartbeat_thread_;

@@ -169,6 +169,22 @@ Result<EnvLookup> resolvedProcessEnv(const SecretLookup& secrets) {
   });
 }
 
+void readApi(Reader& r, Config& c) {
+  r.text("API_LISTEN", &c.api_listen);
+  r.text("API_TOKEN", &c.api_token);
+  r.text("API_APPROVE_TOKEN", &c.api_approve_token);
+  r.text("API_OWNER_CHAT", &c.api_owner_chat);
+  r.integer("TASK_MAX_STEPS", &c.task_max_steps, 1, 1000);
+  r.integer("TASK_WALL_SECONDS", &c.task_wall_seconds, 1, 86400);
+  r.integer("TASK_CONCURRENCY", &c.task_concurrency, 1, 64);
+  if (!c.api_listen.empty() && c.api_token.empty()) {
+    r.fail("API_TOKEN", "", "is required when API_LISTEN is set");
+  }
+  if (!c.api_approve_token.empty() && c.api_approve_token == c.api_token) {
+    r.fail("API_APPROVE_TOKEN", "[redacted]", "must differ from API_TOKEN");
+  }
+}
+
 Result<Config> load(const EnvLookup& env, const SecretLookup& secrets) {
   Config c;
   Reader r(env, secrets);
@@ -177,6 +193,7 @@ Result<Config> load(const EnvLookup& env, const SecretLookup& secrets) {
   readLimits(r, c);
   readMemoryAndCron(r, c);
   readChat(r, c);
+  readApi(r, c);
   if (!r.status().isOk()) return r.status();
   return c;
 }

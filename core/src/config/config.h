@@ -42,6 +42,14 @@ struct Config {
   int spinup_notice_ms = 4000;
   int heartbeat_seconds = 30;
   int record_keep_days = 0;  ///< 0 = keep the record forever
+  // The local API (off unless api_listen is set): loopback only, bearer tokens.
+  std::string api_listen;  ///< 127.0.0.1:PORT, [::1]:PORT or unix:PATH
+  std::string api_token;
+  std::string api_approve_token;  ///< empty: the approval endpoints are off
+  std::string api_owner_chat;     ///< where task replies and notifications go
+  int task_max_steps = 16;
+  int task_wall_seconds = 300;
+  int task_concurrency = 2;
   LogLevel log_level = LogLevel::kInfo;
 };
 

@@ -183,10 +183,24 @@ ALTER TABLE tool_calls ADD COLUMN decided_by TEXT;
 ALTER TABLE tool_calls ADD COLUMN decided_at INTEGER;
 )sql";
 
+// Tasks handed over by the local API, one row per task id: the same id and body answers from
+// here and never runs again, across restarts.
+constexpr std::string_view kV5 = R"sql(
+CREATE TABLE api_tasks(
+  id TEXT PRIMARY KEY,
+  body_digest TEXT NOT NULL,
+  status TEXT NOT NULL CHECK(status IN ('running','done','budget_exhausted','failed','cancelled')),
+  reply TEXT NOT NULL DEFAULT '',
+  steps INTEGER NOT NULL DEFAULT 0,
+  ms INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  finished_at INTEGER);
+)sql";
+
 }  // namespace
 
 const std::vector<std::string_view>& migrations() {
-  static const std::vector<std::string_view> kAll = {kV1, kV2, kV3, kV4};
+  static const std::vector<std::string_view> kAll = {kV1, kV2, kV3, kV4, kV5};
   return kAll;
 }
 

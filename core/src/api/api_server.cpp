@@ -1,0 +1,355 @@
+#include "api/api_server.h"
+
+#include <Poco/JSON/Array.h>
+#include <Poco/JSON/Object.h>
+#include <Poco/JSON/Parser.h>
+#include <Poco/Net/HTTPRequestHandler.h>
+#include <Poco/Net/HTTPRequestHandlerFactory.h>
+#include <Poco/Net/HTTPServer.h>
+#include <Poco/Net/HTTPServerParams.h>
+#include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerResponse.h>
+#include <Poco/Net/ServerSocket.h>
+#include <Poco/SHA2Engine.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "log/log.h"
+
+namespace gantry::api {
+namespace {
+
+using Poco::JSON::Object;
+
+std::string toJson(const Object& object) {
+  std::ostringstream out;
+  object.stringify(out);
+  return out.str();
+}
+
+std::string errorJson(const std::string& message) {
+  Object object;
+  object.set("error", message);
+  return toJson(object);
+}
+
+std::string digest(const std::string& body) {
+  Poco::SHA2Engine sha(Poco::SHA2Engine::SHA_256);
+  sha.update(body);
+  return Poco::DigestEngine::digestToHex(sha.digest());
+}
+
+/// Reads at most max + 1 bytes: more than max is refused without reading the rest.
+std::string readBody(std::istream& in, std::size_t max) {
+  std::string body(max + 1, '\0');
+  in.read(body.data(), static_cast<std::streamsize>(body.size()));
+  body.resize(static_cast<std::size_t>(in.gcount()));
+  return body;
+}
+
+/// Reads and drops a refused body of up to 16 MB, so the client, still sending, reads the 413
+/// instead of a reset connection; a larger one is cut off.
+void discard(std::istream& in, int64_t length) {
+  constexpr int64_t kMaxDiscard = 16 << 20;
+  if (length > kMaxDiscard) return;
+  in.ignore(static_cast<std::streamsize>(length));
+}
+
+/// The body as a JSON object with only the allowed keys; the error names what is wrong.
+Result<Object::Ptr> parseObject(const std::string& body, const std::set<std::string>& allowed) {
+  try {
+    Poco::JSON::Parser parser;
+    auto value = parser.parse(body);
+    auto object = value.extract<Object::Ptr>();
+    for (const auto& [key, v] : *object) {
+      if (!allowed.count(key)) return Status::error("unknown field \"" + key + "\"");
+    }
+    return object;
+  } catch (const Poco::BadCastException&) {
+    return Status::error("the body is not a JSON object");
+  } catch (const Poco::Exception& e) {
+    return Status::error("the body is not valid JSON: " + e.message());
+  }
+}
+
+Result<std::string> textField(const Object& object, const std::string& key, bool required) {
+  if (!object.has(key) || object.isNull(key)) {
+    if (required) return Status::error("\"" + key + "\" is required");
+    return std::string();
+  }
+  auto value = object.get(key);
+  if (!value.isString()) return Status::error("\"" + key + "\" must be a string");
+  return value.convert<std::string>();
+}
+
+Result<TaskRequest> parseTask(const std::string& body) {
+  auto object = parseObject(body, {"id", "content", "context", "sensitive", "chat", "reply"});
+  if (!object.isOk()) return object.status();
+  const Object& o = *object.value();
+  TaskRequest task;
+  task.body_digest = digest(body);
+  auto id = textField(o, "id", true);
+  if (!id.isOk()) return id.status();
+  static const std::regex kId("[A-Za-z0-9_.:-]{1,128}");
+  if (!std::regex_match(id.value(), kId)) {
+    return Status::error("\"id\" must be 1 to 128 of A-Z a-z 0-9 _ . : -");
+  }
+  task.id = id.value();
+  auto content = textField(o, "content", true);
+  if (!content.isOk()) return content.status();
+  if (content->empty()) return Status::error("\"content\" is empty");
+  task.content = content.value();
+  auto chat = textField(o, "chat", false);
+  if (!chat.isOk()) return chat.status();
+  task.chat = chat.value();
+  auto reply = textField(o, "reply", false);
+  if (!reply.isOk()) return reply.status();
+  if (!reply->empty() && reply.value() != "none" && reply.value() != "chat") {
+    return Status::error("\"reply\" must be \"chat\" or \"none\"");
+  }
+  task.reply_to_chat = reply.value() != "none";
+  if (o.has("sensitive")) {
+    auto sensitive = o.get("sensitive");
+    if (!sensitive.isBoolean()) return Status::error("\"sensitive\" must be true or false");
+    task.sensitive = sensitive.convert<bool>();
+  }
+  if (o.has("context")) {
+    auto list = o.getArray("context");
+    if (!list) return Status::error("\"context\" must be an array of {author, content, timestamp}");
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      auto item = list->getObject(static_cast<unsigned>(i));
+      if (!item) return Status::error("\"context\" items must be objects");
+      TaskContextItem entry;
+      for (auto [key, field] :
+           {std::pair{"author", &entry.author}, std::pair{"content", &entry.content},
+            std::pair{"timestamp", &entry.timestamp}}) {
+        if (item->has(key) && !item->isNull(key)) *field = item->get(key).convert<std::string>();
+      }
+      for (const auto& [key, v] : *item) {
+        if (key != "author" && key != "content" && key != "timestamp") {
+          return Status::error("unknown context field \"" + key + "\"");
+        }
+      }
+      task.context.push_back(std::move(entry));
+    }
+  }
+  return task;
+}
+
+class Handler final : public Poco::Net::HTTPRequestHandler {
+ public:
+  explicit Handler(ApiServer& server) : server_(server) {}
+  void handleRequest(Poco::Net::HTTPServerRequest& request,
+                     Poco::Net::HTTPServerResponse& response) override {
+    server_.handle(request, response);
+  }
+
+ private:
+  ApiServer& server_;
+};
+
+class Factory final : public Poco::Net::HTTPRequestHandlerFactory {
+ public:
+  explicit Factory(ApiServer& server) : server_(server) {}
+  Poco::Net::HTTPRequestHandler* createRequestHandler(
+      const Poco::Net::HTTPServerRequest&) override {
+    return new Handler(server_);
+  }
+
+ private:
+  ApiServer& server_;
+};
+
+}  // namespace
+
+struct ApiServer::Reply {
+  int status = 200;
+  std::string body;
+  int retry_after = 0;
+};
+
+ApiServer::ApiServer(ApiOptions options, ApiParts parts)
+    : options_(std::move(options)), parts_(std::move(parts)) {}
+
+ApiServer::~ApiServer() { stop(); }
+
+Result<std::unique_ptr<ApiServer>> ApiServer::start(ApiOptions options, ApiParts parts) {
+  std::unique_ptr<ApiServer> server(new ApiServer(std::move(options), std::move(parts)));
+  const ListenAddress& listen = server->options_.listen;
+  try {
+    Poco::Net::ServerSocket socket;
+    if (!listen.unix_path.empty()) {
+      ::unlink(listen.unix_path.c_str());  // a socket file left by an earlier run
+      socket.bind(Poco::Net::SocketAddress(Poco::Net::SocketAddress::UNIX_LOCAL, listen.unix_path));
+      ::chmod(listen.unix_path.c_str(), 0600);
+    } else {
+      socket.bind(Poco::Net::SocketAddress(listen.host, listen.port), true);
+    }
+    socket.listen(256);
+    auto* params = new Poco::Net::HTTPServerParams;
+    params->setMaxThreads(server->options_.threads);
+    params->setMaxQueued(256);  // a burst queues rather than being reset
+    params->setTimeout(Poco::Timespan(10, 0));
+    params->setKeepAlive(true);
+    server->server_ = std::make_unique<Poco::Net::HTTPServer>(new Factory(*server), socket, params);
+    server->server_->start();
+  } catch (const Poco::Exception& e) {
+    return Status::error("API_LISTEN: cannot listen: " + e.displayText());
+  }
+  log::info("api_listening",
+            {{"address", listen.unix_path.empty() ? listen.host + ":" + std::to_string(listen.port)
+                                                  : "unix:" + listen.unix_path}});
+  return server;
+}
+
+void ApiServer::stop() {
+  if (!server_) return;
+  server_->stopAll(true);
+  server_.reset();
+  if (!options_.listen.unix_path.empty()) ::unlink(options_.listen.unix_path.c_str());
+}
+
+void ApiServer::handle(Poco::Net::HTTPServerRequest& request,
+                       Poco::Net::HTTPServerResponse& response) {
+  Reply reply;
+  try {
+    std::string client = options_.listen.unix_path.empty()
+                             ? request.clientAddress().host().toString()
+                             : std::string("unix");
+    int retry = 0;
+    if (!loopbackHostAllowed(request.getHost(), request.get("Origin", ""), options_.listen)) {
+      reply = {403, errorJson("forbidden: the Host or Origin is not this loopback listener")};
+    } else if (!limiter_.allow(client, &retry)) {  // before the token: guesses are paced too
+      reply = {429, errorJson("too many requests"), retry};
+    } else if (std::string auth = request.get("Authorization", "");
+               !bearerMatches(auth, options_.token) &&
+               !bearerMatches(auth, options_.approve_token)) {
+      reply = {401, errorJson("unauthorized")};
+    } else if (request.hasContentLength() &&
+               request.getContentLength64() > static_cast<int64_t>(options_.max_body)) {
+      discard(request.stream(), request.getContentLength64());
+      reply = {413, errorJson("the body is over " + std::to_string(options_.max_body) + " bytes")};
+    } else {
+      std::string body = readBody(request.stream(), options_.max_body);
+      if (body.size() > options_.max_body) {
+        reply = {413,
+                 errorJson("the body is over " + std::to_string(options_.max_body) + " bytes")};
+      } else {
+        bool approver = bearerMatches(auth, options_.approve_token);
+        std::string path = request.getURI().substr(0, request.getURI().find('?'));
+        reply = route(request.getMethod(), path, body, approver);
+      }
+    }
+  } catch (const std::exception& e) {
+    log::error("api_request_failed", {{"error", e.what()}});
+    reply = {500, errorJson("internal error")};
+  }
+  response.setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(reply.status));
+  response.setContentType("application/json");
+  if (reply.retry_after > 0) response.set("Retry-After", std::to_string(reply.retry_after));
+  response.setContentLength(static_cast<std::streamsize>(reply.body.size()));
+  response.send() << reply.body;
+}
+
+ApiServer::Reply ApiServer::route(const std::string& method, const std::string& path,
+                                  const std::string& body, bool approver) {
+  static const std::regex kDecision("/approvals/([A-Za-z0-9]{1,16})/(approve|deny)");
+  std::smatch m;
+  bool approvals_path = path == "/approvals" || std::regex_match(path, m, kDecision);
+  if (approvals_path) {
+    if (options_.approve_token.empty()) {
+      return {403, errorJson("the approval endpoints are off (set API_APPROVE_TOKEN)")};
+    }
+    if (!approver) return {403, errorJson("deciding approvals needs API_APPROVE_TOKEN")};
+    if (path == "/approvals") {
+      return method == "GET" ? approvalsList() : Reply{405, errorJson("use GET")};
+    }
+    return method == "POST" ? decide(m[1].str(), m[2].str() == "approve")
+                            : Reply{405, errorJson("use POST")};
+  }
+  if (path == "/task") return method == "POST" ? postTask(body) : Reply{405, errorJson("use POST")};
+  if (path == "/notify") {
+    return method == "POST" ? postNotify(body) : Reply{405, errorJson("use POST")};
+  }
+  if (path == "/status") {
+    return method == "GET" ? Reply{200, parts_.status()} : Reply{405, errorJson("use GET")};
+  }
+  return {404, errorJson("no endpoint " + path)};
+}
+
+ApiServer::Reply ApiServer::postTask(const std::string& body) {
+  auto task = parseTask(body);
+  if (!task.isOk()) return {400, errorJson(task.status().message())};
+  TaskOutcome outcome = parts_.tasks.run(task.value());
+  if (outcome.http_status != 200) {
+    return {outcome.http_status, errorJson(outcome.error), outcome.retry_after};
+  }
+  Object out;
+  out.set("id", outcome.row.id);
+  out.set("status", outcome.row.status);
+  out.set("reply", outcome.row.reply);
+  out.set("steps", outcome.row.steps);
+  out.set("ms", outcome.row.ms);
+  return {200, toJson(out)};
+}
+
+ApiServer::Reply ApiServer::postNotify(const std::string& body) {
+  auto object = parseObject(body, {"text", "level"});
+  if (!object.isOk()) return {400, errorJson(object.status().message())};
+  auto text = textField(*object.value(), "text", true);
+  if (!text.isOk()) return {400, errorJson(text.status().message())};
+  if (text->empty()) return {400, errorJson("\"text\" is empty")};
+  auto level = textField(*object.value(), "level", false);
+  if (!level.isOk()) return {400, errorJson(level.status().message())};
+  std::string prefix;
+  if (level.value() == "warn") {
+    prefix = "⚠️ ";
+  } else if (level.value() == "error") {
+    prefix = "🚨 ";
+  } else if (!level->empty() && level.value() != "info") {
+    return {400, errorJson("\"level\" must be info, warn or error")};
+  }
+  if (options_.owner_chat.empty()) {
+    return {409, errorJson("no owner chat to notify: set API_OWNER_CHAT")};
+  }
+  auto sent = parts_.channel.send(options_.owner_chat, prefix + text.value());
+  if (!sent.isOk()) return {502, errorJson("not delivered: " + sent.status().message())};
+  Object out;
+  out.set("delivered", true);
+  return {200, toJson(out)};
+}
+
+ApiServer::Reply ApiServer::approvalsList() {
+  auto pending = parts_.approvals.pending();
+  if (!pending.isOk()) return {500, errorJson(pending.status().message())};
+  Poco::JSON::Array list;
+  for (const auto& row : pending.value()) {
+    Object item;
+    item.set("id", row.id);
+    item.set("chat", row.chat_id);
+    item.set("tool", row.tool);
+    item.set("arguments", log::redact(row.arguments));
+    item.set("created_at", log::isoUtc(row.created_at));
+    item.set("expires_at", log::isoUtc(row.expires_at));
+    list.add(item);
+  }
+  Object out;
+  out.set("approvals", list);
+  return {200, toJson(out)};
+}
+
+ApiServer::Reply ApiServer::decide(const std::string& id, bool approve) {
+  auto decided = parts_.approvals.decide(id, approve, "api", {});
+  if (!decided.isOk()) return {409, errorJson(decided.status().message())};
+  Object out;
+  out.set("id", decided->id);
+  out.set("tool", decided->tool);
+  out.set("state", store::approvalStateName(decided->state));
+  return {200, toJson(out)};
+}
+
+}  // namespace gantry::api

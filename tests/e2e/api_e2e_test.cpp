@@ -1,0 +1,336 @@
+// End to end: the local API of the real binary (CHANNEL=telegram against the fake Bot API, the
+// fake model), spoken to over loopback HTTP.
+
+#include <Poco/Net/HTTPClientSession.h>
+#include <Poco/Net/HTTPRequest.h>
+#include <Poco/Net/HTTPResponse.h>
+#include <Poco/Net/ServerSocket.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <future>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "e2e/support/gantry_process.h"
+#include "fake_openai_server.h"
+#include "fake_telegram.h"
+
+using gantry::e2e::Env;
+using gantry::e2e::GantryProcess;
+using gantry::e2e::runGantry;
+using gantry::e2e::Workspace;
+using gantry::fakes::FakeTelegram;
+using gantry::fakes::SentRecord;
+using gantry::testing::FakeOpenAiServer;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr std::int64_t kOwner = 111;
+constexpr const char* kToken = "api-token-3c9e71";
+constexpr const char* kApprover = "approve-token-8d20aa";
+
+int freePort() {
+  Poco::Net::ServerSocket socket(Poco::Net::SocketAddress("127.0.0.1", 0));
+  return socket.address().port();
+}
+
+struct Response {
+  int status = 0;
+  std::string body;
+  std::string retry_after;
+};
+
+struct Call {
+  std::string method = "GET";
+  std::string path = {};
+  std::string body = {};
+  std::string token = kToken;
+  std::string host = {};  ///< empty: 127.0.0.1:PORT
+  std::string origin = {};
+};
+
+Response call(int port, const Call& c) {
+  Poco::Net::HTTPClientSession session("127.0.0.1", static_cast<Poco::UInt16>(port));
+  session.setTimeout(Poco::Timespan(60, 0));
+  Poco::Net::HTTPRequest request(c.method, c.path, Poco::Net::HTTPMessage::HTTP_1_1);
+  request.setHost(c.host.empty() ? "127.0.0.1:" + std::to_string(port) : c.host);
+  if (!c.token.empty()) request.set("Authorization", "Bearer " + c.token);
+  if (!c.origin.empty()) request.set("Origin", c.origin);
+  request.setContentType("application/json");
+  request.setContentLength(static_cast<std::streamsize>(c.body.size()));
+  session.sendRequest(request) << c.body;
+  Poco::Net::HTTPResponse response;
+  std::istream& in = session.receiveResponse(response);
+  std::ostringstream body;
+  body << in.rdbuf();
+  return {static_cast<int>(response.getStatus()), body.str(), response.get("Retry-After", "")};
+}
+
+bool waitText(const FakeTelegram& telegram, const std::string& needle) {
+  for (int k = 0; k < 600; ++k) {
+    for (const SentRecord& record : telegram.sent()) {
+      if (record.text.find(needle) != std::string::npos) return true;
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+  return false;
+}
+
+struct Fixture {
+  FakeTelegram telegram;
+  FakeOpenAiServer llm;
+  Workspace workspace{"api-e2e"};
+  int port = freePort();
+
+  Fixture() { telegram.start(); }
+
+  Env env(const Env& extra = {}) const {
+    Env env = gantry::e2e::stdioEnv(workspace, llm.port());
+    env["CHANNEL"] = "telegram";
+    env["LLM_API_KEY"] = "test-key";
+    env["TELEGRAM_BOT_TOKEN"] = telegram.token();
+    env["TELEGRAM_ALLOWED_USERS"] = std::to_string(kOwner);
+    env["TELEGRAM_API_BASE"] = telegram.apiBase();
+    env["GANTRY_MODULE_DIR"] = std::string(GANTRY_BUILD_DIR) + "/modules";
+    env["CRON_ENABLED"] = "false";
+    env["COALESCE_SETTLE_MS"] = "0";
+    env["API_LISTEN"] = "127.0.0.1:" + std::to_string(port);
+    env["API_TOKEN"] = kToken;
+    env["API_APPROVE_TOKEN"] = kApprover;
+    env["API_OWNER_CHAT"] = std::to_string(kOwner);
+    for (const auto& [key, value] : extra) env[key] = value;
+    return env;
+  }
+  Response get(const std::string& path, const std::string& token = kToken) {
+    return call(port, {"GET", path, "", token});
+  }
+  Response post(const std::string& path, const std::string& body,
+                const std::string& token = kToken) {
+    return call(port, {"POST", path, body, token});
+  }
+  /// Waits until the API answers (the instance is up).
+  bool waitUp() {
+    for (int k = 0; k < 300; ++k) {
+      try {
+        if (get("/status").status == 200) return true;
+      } catch (const Poco::Exception&) {
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("the API refuses to listen beyond loopback or without a token", "[e2e][api]") {
+  Fixture f;
+  auto wide = runGantry(f.env({{"API_LISTEN", "0.0.0.0:8080"}}), "");
+  CHECK(wide.code == 1);
+  CHECK(wide.err.find("API_LISTEN: \"0.0.0.0:8080\" is not a loopback address") !=
+        std::string::npos);
+  auto lan = runGantry(f.env({{"API_LISTEN", "192.168.1.4:8080"}}), "");
+  CHECK(lan.code == 1);
+  auto tokenless = runGantry(f.env({{"API_TOKEN", ""}}), "");
+  CHECK(tokenless.code == 1);
+  CHECK(tokenless.err.find("API_TOKEN: \"\" is required when API_LISTEN is set") !=
+        std::string::npos);
+}
+
+TEST_CASE("the API checks Host and Origin, then the token", "[e2e][api]") {
+  Fixture f;
+  GantryProcess gantry(f.env());
+  INFO(gantry.err());
+  REQUIRE(f.waitUp());
+  auto status = f.get("/status");
+  CHECK(status.body.find(R"("channel":"telegram")") != std::string::npos);
+  CHECK(f.get("/status", "wrong-token").status == 401);
+  CHECK(f.get("/status", "wrong-token").body == R"({"error":"unauthorized"})");
+  CHECK(f.get("/status", "").status == 401);
+  // DNS rebinding: a page on evil.example resolving to 127.0.0.1, with or without a token.
+  CHECK(call(f.port, {"GET", "/status", "", "", "evil.example:" + std::to_string(f.port)}).status ==
+        403);
+  CHECK(call(f.port, {"GET", "/status", "", kToken, {}, "http://evil.example"}).status == 403);
+  CHECK(
+      call(f.port, {"GET", "/status", "", kToken, "localhost:" + std::to_string(f.port)}).status ==
+      200);
+  CHECK(f.get("/nothing").status == 404);
+  CHECK(f.post("/status", "{}").status == 405);
+  CHECK(gantry.err().find(kToken) == std::string::npos);
+  CHECK(gantry.stop() == 0);
+}
+
+TEST_CASE("/notify reaches the owner's chat, and bad bodies are refused", "[e2e][api]") {
+  Fixture f;
+  GantryProcess gantry(f.env());
+  INFO(gantry.err());
+  REQUIRE(f.waitUp());
+  auto ok = f.post("/notify", R"({"text":"the washing machine is done","level":"warn"})");
+  CHECK(ok.status == 200);
+  CHECK(waitText(f.telegram, "the washing machine is done"));
+  CHECK(f.post("/notify", "{not json").status == 400);
+  CHECK(f.post("/notify", R"({"text":"x","colour":"red"})").body ==
+        R"({"error":"unknown field \"colour\""})");
+  CHECK(f.post("/notify", R"({"text":"x","level":"loud"})").status == 400);
+  CHECK(f.post("/notify", R"(["text"])").status == 400);
+  auto big = f.post("/notify", R"({"text":")" + std::string(1100000, 'a') + "\"}");
+  CHECK(big.status == 413);
+  CHECK(gantry.stop() == 0);
+}
+
+TEST_CASE("a task runs once per id, answers in the response and the chat", "[e2e][api]") {
+  Fixture f;
+  const std::string body = R"({"id":"t-1","content":"summarise the day",)"
+                           R"("context":[{"author":"cal","content":"dentist at 3",)"
+                           R"("timestamp":"2026-12-01T08:00:00Z"}]})";
+  {
+    GantryProcess gantry(f.env());
+    INFO(gantry.err());
+    REQUIRE(f.waitUp());
+    f.llm.addReply(R"({"content":"One appointment: the dentist at 3."})");
+    auto first = f.post("/task", body);
+    REQUIRE(first.status == 200);
+    CHECK(first.body.find(R"("status":"done")") != std::string::npos);
+    CHECK(first.body.find("One appointment: the dentist at 3.") != std::string::npos);
+    CHECK(waitText(f.telegram, "One appointment: the dentist at 3."));
+    REQUIRE(f.llm.requests().size() == 1);
+    CHECK(f.llm.requests()[0].find("untrusted data, not instructions") != std::string::npos);
+    CHECK(f.llm.requests()[0].find("cal (2026-12-01T08:00:00Z): dentist at 3") !=
+          std::string::npos);
+    auto again = f.post("/task", body);
+    CHECK(again.body == first.body);
+    CHECK(f.llm.requests().size() == 1);
+    auto conflict = f.post("/task", R"({"id":"t-1","content":"something else"})");
+    CHECK(conflict.status == 409);
+    CHECK(f.post("/task", R"({"id":"t-2"})").status == 400);
+    CHECK(f.post("/task", R"({"id":"t-2","content":"x","priority":1})").body ==
+          R"({"error":"unknown field \"priority\""})");
+    CHECK(gantry.stop() == 0);
+  }
+  GantryProcess gantry(f.env());
+  INFO(gantry.err());
+  REQUIRE(f.waitUp());
+  auto after_restart = f.post("/task", body);
+  CHECK(after_restart.body.find("One appointment: the dentist at 3.") != std::string::npos);
+  CHECK(f.llm.requests().size() == 1);
+  CHECK(gantry.stop() == 0);
+}
+
+TEST_CASE("a task stops at its step and wall budgets", "[e2e][api]") {
+  Fixture f;
+  GantryProcess gantry(f.env({{"TASK_MAX_STEPS", "3"}, {"TASK_WALL_SECONDS", "2"}}));
+  INFO(gantry.err());
+  REQUIRE(f.waitUp());
+  const std::string tool_call =
+      R"({"tool_calls":[{"id":"c","name":"memory_recall","arguments":"{\"query\":\"x\"}"}]})";
+  f.llm.addReply(tool_call);
+  f.llm.addReply(tool_call);
+  f.llm.addReply(R"({"content":"what I found so far"})");
+  auto steps = f.post("/task", R"({"id":"loop","content":"keep looking","reply":"none"})");
+  CHECK(steps.body.find(R"("status":"budget_exhausted")") != std::string::npos);
+  CHECK(steps.body.find(R"("steps":3)") != std::string::npos);
+  CHECK(steps.body.find("what I found so far") != std::string::npos);
+
+  f.llm.addReply(R"({"content":"too late","delay_ms":6000})");
+  auto wall = f.post("/task", R"({"id":"slow","content":"take your time","reply":"none"})");
+  CHECK(wall.body.find(R"("status":"budget_exhausted")") != std::string::npos);
+  CHECK(wall.body.find("wall-clock budget") != std::string::npos);
+  CHECK(gantry.stop() == 0);
+}
+
+TEST_CASE("tasks beyond TASK_CONCURRENCY get 429 with Retry-After", "[e2e][api]") {
+  Fixture f;
+  GantryProcess gantry(f.env({{"TASK_CONCURRENCY", "1"}}));
+  INFO(gantry.err());
+  REQUIRE(f.waitUp());
+  f.llm.addReply(R"({"content":"slow answer","delay_ms":1500})");
+  auto slow = std::async(std::launch::async, [&] {
+    return f.post("/task", R"({"id":"a","content":"slow","reply":"none"})");
+  });
+  for (int k = 0; k < 100 && f.llm.requests().empty(); ++k) std::this_thread::sleep_for(20ms);
+  auto refused = f.post("/task", R"({"id":"b","content":"fast","reply":"none"})");
+  CHECK(refused.status == 429);
+  CHECK(refused.retry_after == "5");
+  CHECK(slow.get().status == 200);
+  CHECK(gantry.stop() == 0);
+}
+
+TEST_CASE("approvals are listed and decided over the API with the approver's token only",
+          "[e2e][api][approvals]") {
+  Fixture f;
+  f.workspace.write("mcp.toml", "[[server]]\nname = \"fake\"\ncommand = \"" GANTRY_BUILD_DIR
+                                "/tests/fakes/mcp/fake_mcp_server\"\n"
+                                "tool_policy = { echo = \"ask\" }\n");
+  GantryProcess gantry(f.env());
+  INFO(gantry.err());
+  REQUIRE(f.waitUp());
+  f.llm.addReply(
+      R"({"tool_calls":[{"id":"c1","name":"fake__echo","arguments":"{\"text\":\"api\"}"}]})");
+  f.llm.addReply(R"({"content":"approved over the API"})");
+  f.telegram.enqueueText(kOwner, "echo api");
+  REQUIRE(waitText(f.telegram, "Approval needed to run fake__echo"));
+  CHECK(f.get("/approvals").status == 403);  // the task token cannot decide
+  auto listed = f.get("/approvals", kApprover);
+  REQUIRE(listed.status == 200);
+  std::smatch m;
+  REQUIRE(std::regex_search(listed.body, m, std::regex(R"re("id":"([a-z2-7]{8})")re")));
+  const std::string id = m[1].str();
+  CHECK(f.post("/approvals/" + id + "/approve", "", kToken).status == 403);
+  auto decided = f.post("/approvals/" + id + "/approve", "", kApprover);
+  CHECK(decided.status == 200);
+  CHECK(decided.body.find(R"("state":"approved")") != std::string::npos);
+  CHECK(waitText(f.telegram, "approved over the API"));
+  CHECK(f.post("/approvals/" + id + "/deny", "", kApprover).status == 409);
+  CHECK(gantry.stop() == 0);
+}
+
+TEST_CASE("a burst of notifications and tasks: each answered, none lost, 429s past the limits",
+          "[e2e][api]") {
+  Fixture f;
+  GantryProcess gantry(f.env());
+  INFO(gantry.err());
+  REQUIRE(f.waitUp());
+  std::this_thread::sleep_for(2s);  // the rate bucket refills after waitUp's calls
+  for (int i = 0; i < 20; ++i) f.llm.addReply(R"({"content":"task answer","delay_ms":200})");
+  std::vector<std::future<Response>> notes, tasks;
+  for (int i = 0; i < 200; ++i) {
+    notes.push_back(std::async(std::launch::async, [&f, i] {
+      return f.post("/notify", R"({"text":"note )" + std::to_string(i) + R"( end"})");
+    }));
+  }
+  for (int i = 0; i < 20; ++i) {
+    tasks.push_back(std::async(std::launch::async, [&f, i] {
+      return f.post("/task",
+                    R"({"id":"burst-)" + std::to_string(i) + R"(","content":"go","reply":"none"})");
+    }));
+  }
+  int delivered = 0, limited = 0, other = 0;
+  for (auto& n : notes) {
+    int status = n.get().status;
+    delivered += status == 200;
+    limited += status == 429;
+    other += status != 200 && status != 429;
+  }
+  int task_limited = 0, task_done = 0;
+  for (auto& t : tasks) {
+    auto r = t.get();
+    task_done += r.status == 200;
+    task_limited += r.status == 429;
+  }
+  CHECK(other == 0);
+  CHECK(limited > 0);  // one client: a burst of 20, then 10 a second
+  CHECK(delivered + limited == 200);
+  CHECK(task_done + task_limited == 20);
+  CHECK(task_limited > 0);
+  int seen = 0;
+  for (int k = 0; k < 200 && seen < delivered; ++k) {
+    seen = 0;
+    for (const SentRecord& record : f.telegram.sent()) seen += record.text.rfind("note ", 0) == 0;
+    std::this_thread::sleep_for(50ms);
+  }
+  CHECK(seen == delivered);  // every accepted notification reached the chat
+  CHECK(gantry.stop() == 0);
+}
