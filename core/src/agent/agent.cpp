@@ -185,7 +185,7 @@ class Agent::Turn {
     for (std::size_t i = 0; i < message.tool_calls.size(); ++i) {
       if (message.tool_calls[i].id.empty()) message.tool_calls[i].id = generatedId(round, i);
     }
-    if (gate_->emitted()) observer_.onTextDiscarded();
+    if (gate_ && gate_->emitted()) observer_.onTextDiscarded();  // none yet in a continuation
     // The assistant message and one running row per call, before anything runs.
     auto rows = conversation_.recordCalls(message);
     if (!rows.isOk()) return rows.status();
