@@ -334,3 +334,72 @@ TEST_CASE("a burst of notifications and tasks: each answered, none lost, 429s pa
   CHECK(seen == delivered);  // every accepted notification reached the chat
   CHECK(gantry.stop() == 0);
 }
+
+namespace {
+
+/// A POST to /mcp with the session (when given); returns the response and its session header.
+std::pair<Response, std::string> mcpPost(int port, const std::string& body,
+                                         const std::string& session = {}) {
+  Poco::Net::HTTPClientSession http("127.0.0.1", static_cast<Poco::UInt16>(port));
+  Poco::Net::HTTPRequest request("POST", "/mcp", Poco::Net::HTTPMessage::HTTP_1_1);
+  request.setHost("127.0.0.1:" + std::to_string(port));
+  request.set("Authorization", std::string("Bearer ") + kToken);
+  request.set("Accept", "application/json, text/event-stream");
+  if (!session.empty()) request.set("Mcp-Session-Id", session);
+  request.setContentType("application/json");
+  request.setContentLength(static_cast<std::streamsize>(body.size()));
+  http.sendRequest(request) << body;
+  Poco::Net::HTTPResponse response;
+  std::ostringstream text;
+  text << http.receiveResponse(response).rdbuf();
+  return {{static_cast<int>(response.getStatus()), text.str(), ""},
+          response.get("Mcp-Session-Id", "")};
+}
+
+}  // namespace
+
+TEST_CASE("/mcp serves notify_owner, run_task and get_status in a session", "[e2e][api]") {
+  Fixture f;
+  GantryProcess gantry(f.env());
+  INFO(gantry.err());
+  REQUIRE(f.waitUp());
+  auto [init, session] = mcpPost(
+      f.port,
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{)"
+      R"("protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+  REQUIRE(init.status == 200);
+  CHECK(init.body.find(R"("protocolVersion":"2025-06-18")") != std::string::npos);
+  REQUIRE(session.size() == 32);
+  CHECK(mcpPost(f.port, R"({"jsonrpc":"2.0","method":"notifications/initialized"})", session)
+            .first.status == 202);
+  auto list = mcpPost(f.port, R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})", session).first;
+  for (const char* tool : {"notify_owner", "run_task", "get_status"}) {
+    CHECK(list.body.find(std::string(R"("name":")") + tool + "\"") != std::string::npos);
+  }
+  auto notify = mcpPost(f.port,
+                        R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{)"
+                        R"("name":"notify_owner","arguments":{"text":"from another agent"}}})",
+                        session)
+                    .first;
+  CHECK(notify.body.find(R"("isError":false)") != std::string::npos);
+  CHECK(waitText(f.telegram, "from another agent"));
+  f.llm.addReply(R"({"content":"task done over MCP"})");
+  auto task =
+      mcpPost(f.port,
+              R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{)"
+              R"("name":"run_task","arguments":{"content":"do it","id":"m-1","reply":"none"}}})",
+              session)
+          .first;
+  CHECK(task.body.find(R"(\"status\":\"done\")") != std::string::npos);
+  CHECK(task.body.find("task done over MCP") != std::string::npos);
+  auto unknown =
+      mcpPost(f.port, R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"rm_rf"}})",
+              session)
+          .first;
+  CHECK(unknown.body.find(R"("code":-32602)") != std::string::npos);
+  CHECK(mcpPost(f.port, R"({"jsonrpc":"2.0","id":6,"method":"ping"})").first.status == 400);
+  CHECK(mcpPost(f.port, R"({"jsonrpc":"2.0","id":6,"method":"ping"})", "nope").first.status == 404);
+  CHECK(call(f.port, {"GET", "/mcp"}).status == 405);
+  CHECK(call(f.port, {"DELETE", "/mcp"}).status == 404);
+  CHECK(gantry.stop() == 0);
+}

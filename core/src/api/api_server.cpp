@@ -52,11 +52,12 @@ std::string readBody(std::istream& in, std::size_t max) {
 }
 
 /// Reads and drops a refused body of up to 16 MB, so the client, still sending, reads the 413
-/// instead of a reset connection; a larger one is cut off.
-void discard(std::istream& in, int64_t length) {
+/// instead of a reset connection; a larger one is cut off. False when it was not read.
+bool discard(std::istream& in, int64_t length) {
   constexpr int64_t kMaxDiscard = 16 << 20;
-  if (length > kMaxDiscard) return;
+  if (length > kMaxDiscard) return false;
   in.ignore(static_cast<std::streamsize>(length));
+  return true;
 }
 
 /// The body as a JSON object with only the allowed keys; the error names what is wrong.
@@ -170,10 +171,22 @@ struct ApiServer::Reply {
   int status = 200;
   std::string body;
   int retry_after = 0;
+  std::map<std::string, std::string> headers = {};
 };
 
 ApiServer::ApiServer(ApiOptions options, ApiParts parts)
-    : options_(std::move(options)), parts_(std::move(parts)) {}
+    : options_(std::move(options)),
+      parts_(std::move(parts)),
+      mcp_(
+          parts_.tasks, [this](const std::string& text) { return notifyOwner(text); },
+          parts_.status) {}
+
+Status ApiServer::notifyOwner(const std::string& text) {
+  if (options_.owner_chat.empty())
+    return Status::error("no owner chat to notify: set API_OWNER_CHAT");
+  auto sent = parts_.channel.send(options_.owner_chat, text);
+  return sent.isOk() ? Status::ok() : Status::error("not delivered: " + sent.status().message());
+}
 
 ApiServer::~ApiServer() { stop(); }
 
@@ -216,6 +229,7 @@ void ApiServer::stop() {
 void ApiServer::handle(Poco::Net::HTTPServerRequest& request,
                        Poco::Net::HTTPServerResponse& response) {
   Reply reply;
+  bool body_read = false;
   try {
     std::string client = options_.listen.unix_path.empty()
                              ? request.clientAddress().host().toString()
@@ -231,26 +245,37 @@ void ApiServer::handle(Poco::Net::HTTPServerRequest& request,
       reply = {401, errorJson("unauthorized")};
     } else if (request.hasContentLength() &&
                request.getContentLength64() > static_cast<int64_t>(options_.max_body)) {
-      discard(request.stream(), request.getContentLength64());
+      body_read = discard(request.stream(), request.getContentLength64());
       reply = {413, errorJson("the body is over " + std::to_string(options_.max_body) + " bytes")};
     } else {
       std::string body = readBody(request.stream(), options_.max_body);
-      if (body.size() > options_.max_body) {
+      body_read = body.size() <= options_.max_body;
+      if (!body_read) {
         reply = {413,
                  errorJson("the body is over " + std::to_string(options_.max_body) + " bytes")};
       } else {
         bool approver = bearerMatches(auth, options_.approve_token);
         std::string path = request.getURI().substr(0, request.getURI().find('?'));
-        reply = route(request.getMethod(), path, body, approver);
+        if (path == "/mcp") {
+          auto answer = mcp_.handle({request.getMethod(), request.get("Mcp-Session-Id", ""),
+                                     request.get("MCP-Protocol-Version", ""), body});
+          reply = {answer.status, answer.body, 0, answer.headers};
+        } else {
+          reply = route(request.getMethod(), path, body, approver);
+        }
       }
     }
   } catch (const std::exception& e) {
     log::error("api_request_failed", {{"error", e.what()}});
     reply = {500, errorJson("internal error")};
   }
+  // A request refused before its body was read leaves that body on the connection, where it
+  // would be taken for the next request: such a connection is closed after the answer.
+  if (!body_read) response.setKeepAlive(false);
   response.setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(reply.status));
   response.setContentType("application/json");
   if (reply.retry_after > 0) response.set("Retry-After", std::to_string(reply.retry_after));
+  for (const auto& [name, value] : reply.headers) response.set(name, value);
   response.setContentLength(static_cast<std::streamsize>(reply.body.size()));
   response.send() << reply.body;
 }
@@ -316,8 +341,9 @@ ApiServer::Reply ApiServer::postNotify(const std::string& body) {
   if (options_.owner_chat.empty()) {
     return {409, errorJson("no owner chat to notify: set API_OWNER_CHAT")};
   }
-  auto sent = parts_.channel.send(options_.owner_chat, prefix + text.value());
-  if (!sent.isOk()) return {502, errorJson("not delivered: " + sent.status().message())};
+  if (Status sent = notifyOwner(prefix + text.value()); !sent.isOk()) {
+    return {502, errorJson(sent.message())};
+  }
   Object out;
   out.set("delivered", true);
   return {200, toJson(out)};

@@ -7,6 +7,7 @@
 ///   GET  /approvals                    pending approvals   } with API_APPROVE_TOKEN only
 ///   POST /approvals/ID/approve|deny    decide one (`api`)  }
 ///   GET  /status                       the instance's facts as JSON
+///   /mcp                               the same as an MCP server (McpEndpoint)
 /// Errors are JSON {"error": "…"} with a fitting status code.
 
 #include <functional>
@@ -15,6 +16,7 @@
 
 #include "api/http_guard.h"
 #include "api/listen_address.h"
+#include "api/mcp_endpoint.h"
 #include "api/task_service.h"
 #include "approvals/approvals.h"
 #include "gantry/channel.h"
@@ -65,10 +67,12 @@ class ApiServer {
   Reply postNotify(const std::string& body);
   Reply approvalsList();
   Reply decide(const std::string& id, bool approve);
+  Status notifyOwner(const std::string& text);
 
   ApiOptions options_;
   ApiParts parts_;
   RateLimiter limiter_{10, 20};
+  McpEndpoint mcp_;
   std::unique_ptr<Poco::Net::HTTPServer> server_;
 };
 
