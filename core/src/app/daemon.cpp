@@ -383,7 +383,7 @@ class Daemon {
 
   void serve() {
     startBackground();
-    chat_->replayInbox(channel_->caps().replays_inbox);
+    chat_->recoverAfterRestart();
     Sink sink(*this);
     channel_status_ = channel_->run(sink);
     if (channel_status_.isOk() && !stopping_) chat_->drain();  // end of input: answer it all
@@ -411,6 +411,7 @@ class Daemon {
                                 {"tool_calls", std::to_string(pruned->tool_calls)},
                                 {"usage", std::to_string(pruned->usage)},
                                 {"inbox", std::to_string(pruned->inbox)},
+                                {"outbox", std::to_string(pruned->outbox)},
                                 {"turns", std::to_string(pruned->turns)},
                                 {"approvals", std::to_string(pruned->approvals)}});
   }
