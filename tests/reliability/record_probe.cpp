@@ -55,7 +55,8 @@ Phase RecordProbe::phaseOf(const std::string& marker) const {
   if (user == 0) return Phase::kReceived;
   std::string after = " AND id > " + std::to_string(user);
   // The reply, or the notice sent instead, names the round's marker until it is confirmed.
-  if (number("SELECT COUNT(*) FROM outbox WHERE state = 'pending' AND text LIKE " + like) > 0) {
+  if (number("SELECT COUNT(*) FROM outbox WHERE state IN ('pending', 'sending') AND text LIKE " +
+             like) > 0) {
     return Phase::kSending;
   }
   // A turn is open from its user message until its answer is queued.
@@ -75,7 +76,7 @@ int64_t RecordProbe::stuckRows() const {
       "SELECT (SELECT COUNT(*) FROM inbox WHERE handled_at IS NULL) + "
       "(SELECT COUNT(*) FROM tool_calls WHERE status = 'running') + "
       "(SELECT COUNT(*) FROM open_turns) + "
-      "(SELECT COUNT(*) FROM outbox WHERE state IN ('pending', 'failed'))");
+      "(SELECT COUNT(*) FROM outbox WHERE state IN ('pending', 'sending', 'failed'))");
 }
 
 std::string RecordProbe::integrity() const {

@@ -28,7 +28,7 @@ class RecordProbe {
   /// The phase of the round whose message contains marker.
   Phase phaseOf(const std::string& marker) const;
   /// Rows that must be gone once every message is answered: pending inbox rows, running
-  /// tool calls, open turns, outbox rows pending or failed.
+  /// tool calls, open turns, outbox rows undelivered or failed.
   int64_t stuckRows() const;
   /// PRAGMA integrity_check's answer ("ok" when sound).
   std::string integrity() const;

@@ -236,10 +236,11 @@ class ChatService::Worker {
     }
   }
 
-  /// Delivers the turn's outcome and confirms it in the outbox right after the channel
-  /// returns: a crash before that sends it again at the next start (the one way a reply
-  /// can arrive twice), a crash before the send sends it then.
+  /// Delivers the turn's outcome, marked sending in the outbox just before and confirmed
+  /// right after the channel returns: a crash in between sends it at the next start, as a
+  /// possible repeat (the one way a reply can reach the owner twice).
   void deliver(ReplyStream& observer, const agent::TurnResult& result) {
+    s_.outbox_.markSending(result.outbox_id);
     if (!presentOutcome(s_.channel_, s_.options_.stream, chat_id_, observer, result)) {
       if (result.outbox_id) log::warn("reply_not_delivered", {{"chat", chat_id_}});
       return;

@@ -8,6 +8,9 @@ namespace gantry::chat {
 namespace {
 
 constexpr std::size_t kQuoteChars = 80;
+// In front of a reply whose send a crash cut short: the platform may or may not have it.
+constexpr std::string_view kRepeatNote =
+    "(Sent again after a restart: this may have reached you already.)\n\n";
 
 }  // namespace
 
@@ -49,7 +52,9 @@ void deliverPending(store::OutboxRepo& outbox, Channel& channel, bool replay) {
       outbox.markDone(item.id, store::Delivery::kDropped);
       continue;
     }
-    auto sent = channel.send(item.chat_id, item.text);
+    outbox.markSending(item.id);
+    auto sent = channel.send(item.chat_id,
+                             item.attempted ? std::string(kRepeatNote) + item.text : item.text);
     outbox.markDone(item.id, sent.isOk() ? store::Delivery::kDelivered : store::Delivery::kFailed);
     if (sent.isOk()) {
       log::warn("outbox_delivered_after_restart", {{"chat", item.chat_id}});

@@ -17,8 +17,9 @@ namespace gantry::chat {
 /// replay (the channel's output does not survive a restart) every open turn is closed.
 std::vector<store::OpenTurn> settleOpenTurns(store::TurnRepo& turns, bool replay);
 
-/// Sends every pending outbox row once, oldest first, and records how it went (delivered or
-/// failed, never tried again); without replay they are dropped unsent.
+/// Sends every undelivered outbox row once, oldest first (one whose earlier send was cut short
+/// with a note that it may be a repeat), and records how it went (delivered or failed, never
+/// tried again); without replay they are dropped unsent.
 void deliverPending(store::OutboxRepo& outbox, Channel& channel, bool replay);
 
 /// What the owner is told about a message whose turn was interrupted twice.

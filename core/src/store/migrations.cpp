@@ -201,7 +201,8 @@ CREATE TABLE api_tasks(
 // recorded: a row left at start was cut by a crash, and the turn is continued once
 // (resumed_at set), never a second time. The outbox holds what was recorded for a chat until
 // the channel has delivered it, so a reply recorded but not sent before a crash is sent at the
-// next start; its text is dropped once done. The inbox index finds a platform message handed
+// next start (one whose send had begun, marked as possibly repeated); its text is dropped once
+// done. The inbox index finds a platform message handed
 // over again after a restart.
 constexpr std::string_view kV6 = R"sql(
 CREATE TABLE open_turns(
@@ -215,7 +216,7 @@ CREATE TABLE outbox(
   message_id INTEGER,
   text TEXT NOT NULL,
   state TEXT NOT NULL DEFAULT 'pending'
-    CHECK(state IN ('pending','delivered','failed','dropped')),
+    CHECK(state IN ('pending','sending','delivered','failed','dropped')),
   created_at INTEGER NOT NULL,
   done_at INTEGER);
 CREATE INDEX outbox_pending ON outbox(state, id);

@@ -39,16 +39,26 @@ int64_t insertOutbox(Db& db, const std::string& chat_id, int64_t message_id,
 Result<std::vector<OutboxItem>> OutboxRepo::pending() {
   return locked(store_, "store", "outbox pending",
                 [&](Poco::Data::Session& s) -> Result<std::vector<OutboxItem>> {
-                  std::vector<int64_t> ids;
+                  std::vector<int64_t> ids, attempted;
                   std::vector<std::string> chats, texts;
-                  s << "SELECT id, chat_id, text FROM outbox WHERE state = 'pending' ORDER BY id",
-                      into(ids), into(chats), into(texts), now;
+                  s << "SELECT id, chat_id, text, state = 'sending' FROM outbox "
+                       "WHERE state IN ('pending', 'sending') ORDER BY id",
+                      into(ids), into(chats), into(texts), into(attempted), now;
                   std::vector<OutboxItem> out;
                   for (std::size_t i = 0; i < ids.size(); ++i) {
-                    out.push_back({ids[i], chats[i], texts[i]});
+                    out.push_back({ids[i], chats[i], texts[i], attempted[i] != 0});
                   }
                   return out;
                 });
+}
+
+Status OutboxRepo::markSending(int64_t id) {
+  if (id == 0) return Status::ok();
+  return locked(store_, "store", "outbox mark sending", [&](Poco::Data::Session& s) -> Status {
+    int64_t row = id;
+    s << "UPDATE outbox SET state = 'sending' WHERE id = ? AND state = 'pending'", use(row), now;
+    return Status::ok();
+  });
 }
 
 Status OutboxRepo::markDone(int64_t id, Delivery how) {
@@ -56,7 +66,8 @@ Status OutboxRepo::markDone(int64_t id, Delivery how) {
   return locked(store_, "store", "outbox mark done", [&](Poco::Data::Session& s) -> Status {
     std::string state = stateName(how);
     int64_t row = id, at = nowMs();
-    s << "UPDATE outbox SET state = ?, done_at = ?, text = '' WHERE id = ? AND state = 'pending'",
+    s << "UPDATE outbox SET state = ?, done_at = ?, text = '' WHERE id = ? AND state IN "
+         "('pending', 'sending')",
         use(state), use(at), use(row), now;
     return Status::ok();
   });

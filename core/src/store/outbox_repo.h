@@ -1,9 +1,10 @@
 #pragma once
 /// The outbox: what the record holds for a chat (a reply, a notice) until the channel has
-/// delivered it. A row is written in the transaction that records the reply and confirmed
-/// right after the channel's send returns, so a crash in between leaves it pending and the
-/// next start sends it. Delivered-but-unconfirmed (a kill between the send returning and the
-/// confirmation's commit) is the one case that sends a reply twice.
+/// delivered it. A row is written in the transaction that records the reply, marked sending
+/// just before the channel's send and confirmed right after it returns, so a crash anywhere in
+/// between leaves it undelivered and the next start sends it. A crash while the send was under
+/// way cannot tell whether the platform took it: that row is sent again marked as a possible
+/// repeat, the one case in which a reply can reach the owner twice.
 
 #include <cstdint>
 #include <string>
@@ -13,11 +14,12 @@
 
 namespace gantry::store {
 
-/// A pending row.
+/// An undelivered row.
 struct OutboxItem {
   int64_t id = 0;
   std::string chat_id;
   std::string text;
+  bool attempted = false;  ///< a send began and its outcome is unknown
 };
 
 /// How a row left the outbox.
@@ -30,9 +32,11 @@ enum class Delivery {
 class OutboxRepo {
  public:
   explicit OutboxRepo(Store& store) : store_(store) {}
-  /// Rows still pending, oldest first.
+  /// Rows not delivered yet (never sent, or whose send was cut short), oldest first.
   Result<std::vector<OutboxItem>> pending();
-  /// Marks a pending row done (its text is dropped; the reply stays in messages). A no-op for
+  /// Marks an undelivered row as being sent (before the channel's send). A no-op for id 0.
+  Status markSending(int64_t id);
+  /// Marks an undelivered row done (its text is dropped; the reply stays in messages). A no-op for
   /// id 0 or a row already done.
   Status markDone(int64_t id, Delivery how);
 

@@ -64,6 +64,20 @@ TEST_CASE("a reply recorded but not delivered before a crash is sent once at the
   CHECK(f.channel.sent().size() == 1);
 }
 
+TEST_CASE("a reply whose send a crash cut short is sent again, marked as a possible repeat",
+          "[chat]") {
+  RecoveryFixture f;
+  f.crashBeforeDelivery("the answer");
+  auto pending = f.outbox.pending().value();
+  REQUIRE(pending.size() == 1);
+  REQUIRE(f.outbox.markSending(pending[0].id).isOk());
+  f.recover();
+  CHECK(f.channel.sent() ==
+        std::vector<std::string>{
+            "(Sent again after a restart: this may have reached you already.)\n\nthe answer"});
+  CHECK(f.outbox.pending()->empty());
+}
+
 TEST_CASE("a turn a crash left open is continued and its reply delivered", "[chat]") {
   RecoveryFixture f;
   f.crashAfterUserMessage("are you there?");
