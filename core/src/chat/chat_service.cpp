@@ -211,8 +211,9 @@ class ChatService::Worker {
     if (!result.status.isCancelled()) return;
     std::lock_guard lock(mutex_);
     // An interrupted turn that recorded nothing but the message is re-joined with the new
-    // bubbles, so the model sees one message; one that ran tools keeps its record.
-    if (!cancelled_by_user_ && !result.progressed && result.user_message_id) {
+    // bubbles, so the model sees one message; one that ran tools keeps its record, and so
+    // does one a shutdown cut short (the next start continues it).
+    if (!s_.stopping_ && !cancelled_by_user_ && !result.progressed && result.user_message_id) {
       s_.messages_.hideMessage(result.user_message_id);
       carried_ = batch.text;
     }

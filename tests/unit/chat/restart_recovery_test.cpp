@@ -141,3 +141,19 @@ TEST_CASE("a message a channel hands over again after a restart is answered once
   CHECK(f.provider.requests().size() == 1);
   CHECK(f.channel.sent() == std::vector<std::string>{"hello"});
 }
+
+TEST_CASE("a turn a shutdown cut short stays open with its message for the next start",
+          "[chat]") {
+  RecoveryFixture f;
+  f.provider.stall();
+  f.say("a long question");
+  REQUIRE(f.provider.waitForRequests(1));
+  f.service().shutdown(std::chrono::milliseconds(0));
+  REQUIRE(f.turns.openTurns()->size() == 1);
+  CHECK(f.userMessages().size() == 1);  // still in the history the continuation will send
+  f.service_.reset();
+  f.provider.reply("the long answer");
+  f.recover();
+  CHECK(f.channel.sent().back() == "the long answer");
+  CHECK(f.turns.openTurns()->empty());
+}
