@@ -382,8 +382,9 @@ class Daemon {
   };
 
   void serve() {
-    startBackground();
+    // Before cron can start a turn: a chat's interrupted turn is queued ahead of anything new.
     chat_->recoverAfterRestart();
+    startBackground();
     Sink sink(*this);
     channel_status_ = channel_->run(sink);
     if (channel_status_.isOk() && !stopping_) chat_->drain();  // end of input: answer it all
