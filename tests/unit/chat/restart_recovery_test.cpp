@@ -142,8 +142,7 @@ TEST_CASE("a message a channel hands over again after a restart is answered once
   CHECK(f.channel.sent() == std::vector<std::string>{"hello"});
 }
 
-TEST_CASE("a turn a shutdown cut short stays open with its message for the next start",
-          "[chat]") {
+TEST_CASE("a turn a shutdown cut short stays open with its message for the next start", "[chat]") {
   RecoveryFixture f;
   f.provider.stall();
   f.say("a long question");
