@@ -70,7 +70,10 @@ TEST_CASE("a tool call running when the process is killed is closed, not replaye
   CHECK(second.out().find("back after the restart") != std::string::npos);
   CHECK(toolCallStatuses(db) == std::vector<std::string>{"slow__hang:error"});
   // The model sees the synthetic result; nothing ran the tool again.
-  CHECK(llm.requests().back().find("interrupted by a restart") != std::string::npos);
+  CHECK(llm.requests().back().find("interrupted by a restart, not re-run") != std::string::npos);
+  // A pipe's input does not survive a restart: the cut turn is closed, not continued, and
+  // the new run answers only its own line.
+  CHECK(llm.requests().size() == 2);
   CHECK(second.err().find(R"("msg":"tool_call","name":"slow__hang")") == std::string::npos);
 }
 

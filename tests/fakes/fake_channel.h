@@ -24,6 +24,7 @@ class FakeChannel final : public Channel {
   void stop() noexcept override {}
   Result<std::string> send(const std::string&, std::string_view text) noexcept override {
     std::lock_guard lock(mutex_);
+    if (fail_sends_) return Status::error("fake channel: send refused");
     std::string id = std::to_string(bubbles_.size() + 1);
     bubbles_[id] = std::string(text);
     sent_.emplace_back(text);
@@ -49,6 +50,12 @@ class FakeChannel final : public Channel {
     return Status::ok();
   }
   void event(const std::string&, const TurnEvent&) noexcept override {}
+
+  /// While true, send() fails (a platform outage).
+  void failSends(bool fail) {
+    std::lock_guard lock(mutex_);
+    fail_sends_ = fail;
+  }
 
   /// A message from the allowlisted test user on chat "chat".
   static InboundMessage message(std::string text) {
@@ -100,6 +107,7 @@ class FakeChannel final : public Channel {
   std::vector<std::string> sent_;
   std::vector<std::string> shown_;
   std::string terminal_;
+  bool fail_sends_ = false;
 };
 
 }  // namespace gantry::testing

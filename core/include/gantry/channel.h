@@ -19,8 +19,10 @@ struct ChannelCaps {
   bool ordered_input = false;            ///< turns strictly in order, no coalescing (pipes)
   bool renders_events = false;           ///< errors go to event(), not send() as text (stdio jsonl)
   /// Messages received but not answered before a restart are answered after it (chat
-  /// platforms, whose messages are still there); false where input does not come back after a
-  /// restart (a terminal, a pipe), so such messages are only marked handled.
+  /// platforms, whose messages are still there): unrecorded messages are replayed, turns a
+  /// crash cut short are continued once and undelivered replies are sent. False where input
+  /// does not come back after a restart (a terminal, a pipe): all of that is closed unsent,
+  /// because the reader it was meant for has gone.
   bool replays_inbox = true;
 };
 

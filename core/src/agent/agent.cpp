@@ -41,11 +41,10 @@ class Agent::Turn {
   TurnResult run() {
     start_ = Clock::now();
     bool continuation = !request_.approval_id.empty();
-    if (Status s = continuation ? conversation_.open(request_.chat_id) : recordUserMessage();
-        !s.isOk()) {
-      return finish(s);
-    }
-    result_.session_id = conversation_.sessionId();
+    Status started = request_.resume ? resumeTurn()
+                     : continuation  ? openContinuation()
+                                     : recordUserMessage();
+    if (!started.isOk()) return finish(started);
     if (Status s = loadContext(); !s.isOk()) return finish(s);
     if (continuation) {
       if (Status s = runDecidedCall(); !s.isOk()) return finish(s);
@@ -72,14 +71,40 @@ class Agent::Turn {
  private:
   int maxRounds() const { return request_.max_rounds.value_or(a_.options_.tool_max_iterations); }
 
-  /// The user message goes into the record as it will be sent (DESIGN 4 step 2); the inbox
-  /// marks it handled then.
+  /// The user message goes into the record as it will be sent (DESIGN 4 step 2), and its
+  /// inbox rows are marked handled in the same transaction.
   Status recordUserMessage() {
     if (Status s = conversation_.open(request_.chat_id); !s.isOk()) return s;
-    auto id = conversation_.recordUser(request_.text, request_.images);
+    result_.session_id = conversation_.sessionId();
+    auto id = conversation_.recordUser(request_.text, request_.images, request_.inbox_ids,
+                                       request_.track);
     if (!id.isOk()) return id.status();
     result_.user_message_id = id.value();
-    if (request_.on_recorded) request_.on_recorded();
+    opened_ = request_.track;
+    return Status::ok();
+  }
+
+  /// A continuation opens a turn of its own (no message: it answers the parked one), so a
+  /// crash during it is continued like any other turn.
+  Status openContinuation() {
+    if (Status s = conversation_.open(request_.chat_id); !s.isOk()) return s;
+    result_.session_id = conversation_.sessionId();
+    if (Status s = conversation_.openContinuation(); !s.isOk()) return s;
+    opened_ = true;
+    return Status::ok();
+  }
+
+  /// A turn a crash cut short continues from its record: the model sees the message, or the
+  /// results so far (an interrupted call says so); no call is run again.
+  Status resumeTurn() {
+    if (Status s = conversation_.open(request_.chat_id); !s.isOk()) return s;
+    result_.session_id = conversation_.sessionId();
+    auto id = conversation_.resume();
+    if (!id.isOk()) return id.status();
+    result_.user_message_id = id.value();
+    opened_ = true;
+    log::warn("turn_resumed",
+              {{"chat", request_.chat_id}, {"message_id", std::to_string(id.value())}});
     return Status::ok();
   }
 
@@ -230,7 +255,10 @@ class Agent::Turn {
       observer_.onText(message.content);
     }
     result_.reply = message.content;
-    if (Status s = conversation_.recordReply(message); !s.isOk()) return finish(s);
+    auto outbox = conversation_.recordReply(message);
+    if (!outbox.isOk()) return finish(outbox.status());
+    result_.outbox_id = outbox.value();
+    opened_ = false;
     result_.progressed = true;
     return finish(Status::ok());
   }
@@ -248,12 +276,30 @@ class Agent::Turn {
     }
     observer_.onText(message.content);
     result_.reply = message.content;
-    if (Status s = conversation_.recordReply(message); !s.isOk()) return finish(s);
+    auto outbox = conversation_.recordReply(message);
+    if (!outbox.isOk()) return finish(outbox.status());
+    result_.outbox_id = outbox.value();
+    opened_ = false;
     return finish(Status::ok());
+  }
+
+  /// A turn that ends without a reply closes in the record: a failure with the note the
+  /// owner is told (queued, so it is delivered even across a crash), a cancel as asked.
+  void closeUnanswered() {
+    if (!opened_ || result_.status.isOk()) return;
+    opened_ = false;
+    if (!result_.status.isCancelled()) {
+      auto outbox = conversation_.closeWithNotice(failureNotice(result_.status));
+      if (outbox.isOk()) result_.outbox_id = outbox.value();
+      return;
+    }
+    if (request_.keep_open_if_cancelled && request_.keep_open_if_cancelled()) return;
+    conversation_.closeTurn();
   }
 
   TurnResult finish(Status status) {
     result_.status = std::move(status);
+    closeUnanswered();
     int64_t total = msSince(start_);
     std::string outcome = result_.status.isOk()          ? "ok"
                           : result_.status.isCancelled() ? "cancelled"
@@ -280,10 +326,13 @@ class Agent::Turn {
   std::optional<ReplyGate> gate_;
   std::vector<std::string> constrained_;
   std::vector<CallOutcome> awaiting_;  ///< calls parked for the owner's decision
+  bool opened_ = false;  ///< the turn is open in the record and this turn must close it
   int64_t model_ms_ = 0;
   int64_t tool_ms_ = 0;
   Usage usage_;
 };
+
+std::string failureNotice(const Status& status) { return "⚠️ " + status.message(); }
 
 Agent::Agent(Provider& provider, tools::Catalog& catalog, store::Store& store, AgentOptions options,
              approvals::Approvals* approvals)

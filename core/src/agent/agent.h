@@ -34,13 +34,22 @@ struct TurnRequest {
   std::string chat_id;
   std::string text;
   std::vector<Image> images;
-  /// Called once the user message is in the record (the inbox marks it handled then).
-  std::function<void()> on_recorded;
+  /// The message's inbox rows: marked handled in the transaction that records it.
+  std::vector<int64_t> inbox_ids;
+  /// Continue the chat's turn a crash left open instead of recording text as a new message
+  /// (text and images are not used then). A turn is resumed at most once.
+  bool resume = false;
+  /// Asked when the turn ends cancelled: true leaves it open, so the next start resumes it
+  /// (a shutdown that could not wait for it); unset or false closes it (/cancel, a bubble).
+  std::function<bool()> keep_open_if_cancelled;
   /// A continuation (text and images unused): the turn that parked this approval goes on
   /// from the approved call's result (run now, once) or the denial.
   std::string approval_id;
   /// Tool rounds before the last call without tools; unset: TOOL_MAX_ITERATIONS.
   std::optional<int> max_rounds = std::nullopt;
+  /// false: the caller delivers the reply itself and a crash simply ends the turn (API
+  /// tasks): no open turn is kept and nothing is queued in the outbox.
+  bool track = true;
 };
 
 struct TurnResult {
@@ -49,10 +58,16 @@ struct TurnResult {
   bool progressed = false;  ///< something beyond the user message was recorded
   int64_t session_id = 0;
   int64_t user_message_id = 0;
+  /// The outbox row of the reply or of the failure notice (0: none recorded): confirm it
+  /// once the channel has delivered it.
+  int64_t outbox_id = 0;
   int model_calls = 0;
   int tool_calls = 0;
   bool rounds_exhausted = false;  ///< the reply came from the last call, tools off
 };
+
+/// The text the owner is told when a turn fails: "⚠️ " and the error.
+std::string failureNotice(const Status& status);
 
 /// One Agent per process. run() may be called from several threads for different chats;
 /// the caller serialises turns of one chat.

@@ -138,7 +138,10 @@ store::TaskRow TaskService::execute(const TaskRequest& request) {
   bool wall_exhausted = false;
   {
     WallBudget wall(cancel, options_.wall);
-    agent::TurnRequest turn{"task:" + request.id, taskMessage(request), {}, {}, {}};
+    agent::TurnRequest turn;
+    turn.chat_id = "task:" + request.id;
+    turn.text = taskMessage(request);
+    turn.track = false;  // stateless: this service answers, and a crash closes the task
     turn.max_rounds = options_.max_steps - 1;  // the last step is the call without tools
     agent::TurnObserver quiet;
     result = agent_.run(turn, quiet, cancel);

@@ -382,8 +382,9 @@ class Daemon {
   };
 
   void serve() {
+    // Before cron can start a turn: a chat's interrupted turn is queued ahead of anything new.
+    chat_->recoverAfterRestart();
     startBackground();
-    chat_->replayInbox(channel_->caps().replays_inbox);
     Sink sink(*this);
     channel_status_ = channel_->run(sink);
     if (channel_status_.isOk() && !stopping_) chat_->drain();  // end of input: answer it all
@@ -411,6 +412,7 @@ class Daemon {
                                 {"tool_calls", std::to_string(pruned->tool_calls)},
                                 {"usage", std::to_string(pruned->usage)},
                                 {"inbox", std::to_string(pruned->inbox)},
+                                {"outbox", std::to_string(pruned->outbox)},
                                 {"turns", std::to_string(pruned->turns)},
                                 {"approvals", std::to_string(pruned->approvals)}});
   }

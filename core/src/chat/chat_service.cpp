@@ -1,6 +1,7 @@
 #include "chat/chat_service.h"
 
-#include "chat/reply_media.h"
+#include "chat/reply_delivery.h"
+#include "chat/restart_recovery.h"
 #include "gantry/text/trim.h"
 #include "log/log.h"
 
@@ -66,6 +67,13 @@ class ChatService::Worker {
     cv_.notify_all();
   }
 
+  /// Continues the chat's turn a crash left open, before anything queued after it.
+  void addResume() {
+    std::lock_guard lock(mutex_);
+    resume_ = true;
+    cv_.notify_all();
+  }
+
   std::future<Result<std::string>> addScheduled(std::string prompt, std::string approval_id = {}) {
     std::lock_guard lock(mutex_);
     scheduled_.push_back(std::make_unique<ScheduledJob>());
@@ -95,7 +103,7 @@ class ChatService::Worker {
 
   bool idle() {
     std::lock_guard lock(mutex_);
-    return !current_ && !busy_ && bubbles_.empty() && scheduled_.empty() && !reset_;
+    return !current_ && !busy_ && bubbles_.empty() && scheduled_.empty() && !reset_ && !resume_;
   }
 
   void cancelCurrent() {
@@ -109,11 +117,16 @@ class ChatService::Worker {
   void loop() {
     std::unique_lock lock(mutex_);
     while (true) {
-      cv_.wait(lock,
-               [this] { return stop_ || reset_ || !bubbles_.empty() || !scheduled_.empty(); });
+      cv_.wait(lock, [this] {
+        return stop_ || reset_ || resume_ || !bubbles_.empty() || !scheduled_.empty();
+      });
       if (stop_) return;
       busy_ = true;
-      if (reset_) {
+      if (resume_) {
+        resume_ = false;
+        lock.unlock();
+        runResumed();
+      } else if (reset_) {
         reset_ = false;
         lock.unlock();
         resetSession();
@@ -166,9 +179,7 @@ class ChatService::Worker {
     s_.channel_.send(chat_id_, "New session started. Memory is kept.");
   }
 
-  agent::TurnResult runTurn(const std::string& text, const std::vector<Image>& images, bool user,
-                            const std::vector<int64_t>& inbox_ids = {},
-                            const std::string& approval_id = {}) {
+  agent::TurnResult runTurn(agent::TurnRequest request, bool user) {
     auto token = std::make_shared<CancelToken>();
     {
       std::lock_guard lock(mutex_);
@@ -180,8 +191,9 @@ class ChatService::Worker {
     stream.spinup_at_once = s_.first_turn_.exchange(false);
     ReplyStream observer(s_.channel_, chat_id_, stream);
     TypingPulse typing(s_.channel_, chat_id_);
-    agent::TurnRequest request{chat_id_, text, images, {}, approval_id};
-    if (!inbox_ids.empty()) request.on_recorded = [&] { s_.inbox_.markHandled(inbox_ids); };
+    request.chat_id = chat_id_;
+    // A turn cut short by a shutdown stays open and is resumed at the next start.
+    request.keep_open_if_cancelled = [this] { return s_.stopping_.load(); };
     auto result = s_.agent_.run(request, observer, *token);
     typing.stop();
     deliver(observer, result);
@@ -191,19 +203,33 @@ class ChatService::Worker {
   }
 
   void runUserTurn(const InboundMessage& batch, const std::vector<int64_t>& inbox_ids) {
-    auto result = runTurn(batch.text, batch.images, true, inbox_ids);
+    agent::TurnRequest request;
+    request.text = batch.text;
+    request.images = batch.images;
+    request.inbox_ids = inbox_ids;
+    auto result = runTurn(std::move(request), true);
     if (!result.status.isCancelled()) return;
     std::lock_guard lock(mutex_);
     // An interrupted turn that recorded nothing but the message is re-joined with the new
-    // bubbles, so the model sees one message; one that ran tools keeps its record.
-    if (!cancelled_by_user_ && !result.progressed && result.user_message_id) {
+    // bubbles, so the model sees one message; one that ran tools keeps its record, and so
+    // does one a shutdown cut short (the next start continues it).
+    if (!s_.stopping_ && !cancelled_by_user_ && !result.progressed && result.user_message_id) {
       s_.messages_.hideMessage(result.user_message_id);
       carried_ = batch.text;
     }
   }
 
+  void runResumed() {
+    agent::TurnRequest request;
+    request.resume = true;
+    runTurn(std::move(request), false);  // not cut short by new bubbles: they wait for it
+  }
+
   void runScheduled(ScheduledJob& job) {
-    auto result = runTurn(job.prompt, {}, false, {}, job.approval_id);
+    agent::TurnRequest request;
+    request.text = job.prompt;
+    request.approval_id = job.approval_id;
+    auto result = runTurn(std::move(request), false);
     if (result.status.isOk()) {
       job.done.set_value(result.reply);
     } else {
@@ -211,36 +237,16 @@ class ChatService::Worker {
     }
   }
 
+  /// Delivers the turn's outcome, marked sending in the outbox just before and confirmed
+  /// right after the channel returns: a crash in between sends it at the next start, as a
+  /// possible repeat (the one way a reply can reach the owner twice).
   void deliver(ReplyStream& observer, const agent::TurnResult& result) {
-    if (result.status.isCancelled()) {
-      observer.abandon("(cancelled)");
+    s_.outbox_.markSending(result.outbox_id);
+    if (!presentOutcome(s_.channel_, s_.options_.stream, chat_id_, observer, result)) {
+      if (result.outbox_id) log::warn("reply_not_delivered", {{"chat", chat_id_}});
       return;
     }
-    if (!result.status.isOk()) {
-      observer.abandon("⚠️ " + result.status.message());
-      if (s_.caps_.renders_events) {
-        s_.channel_.event(chat_id_,
-                          {TurnEvent::Kind::kError, {}, false, 0, result.status.message()});
-      } else {
-        s_.channel_.send(chat_id_, "⚠️ " + result.status.message());
-      }
-      log::warn("turn_failed", {{"error", result.status.message()}});
-      return;
-    }
-    auto image = findImage(result.reply);
-    if (!image || (s_.options_.stream.stream && s_.caps_.raw_stream)) {  // a terminal shows the URL
-      observer.finish(result.reply);
-      return;
-    }
-    // A streamed bubble already shows the text: it becomes the text alone, the photo follows.
-    bool streamed = s_.options_.stream.stream && s_.caps_.can_edit;
-    if (streamed && !image->caption.empty()) observer.finish(image->caption);
-    std::string caption = streamed ? "" : image->caption;
-    auto sent = s_.channel_.sendPhoto(chat_id_, Image{{}, {}, image->url}, caption);
-    if (!sent.isOk()) {
-      log::warn("photo_send_failed", {{"error", sent.status().message()}});
-      observer.finish(result.reply);
-    }
+    s_.outbox_.markDone(result.outbox_id, store::Delivery::kDelivered);
   }
 
   /// Keeps the typing indicator alive while a turn runs.
@@ -282,6 +288,7 @@ class ChatService::Worker {
   bool cancelled_by_user_ = false;
   bool settle_ = false;
   bool reset_ = false;
+  bool resume_ = false;
   bool busy_ = false;
   bool stop_ = false;
   std::string carried_;
@@ -295,6 +302,8 @@ ChatService::ChatService(agent::Agent& agent, Channel& channel, store::Store& st
       channel_(channel),
       messages_(store),
       inbox_(store),
+      outbox_(store),
+      turns_(store),
       options_(options),
       texts_(std::move(texts)),
       caps_(channel.caps()),
@@ -330,6 +339,7 @@ void ChatService::onMessage(InboundMessage message) noexcept {
     log::debug("message_received",
                {{"chat", message.chat_id}, {"chars", std::to_string(message.text.size())}});
     if (handleCommand(message)) return;
+    if (handedOverAgain(message)) return;
     // Recorded before anything else, so a crash before its turn records it loses nothing.
     auto id = inbox_.add(message);
     if (!id.isOk()) log::error("inbox_write_failed", {{"error", id.status().message()}});
@@ -391,6 +401,26 @@ void ChatService::followUp(const store::ApprovalRow& approval) {
   }
   log::info("approval_continued", {{"id", approval.id}, {"chat", approval.chat_id}});
   worker(approval.chat_id).addScheduled({}, approval.id);
+}
+
+bool ChatService::handedOverAgain(const InboundMessage& message) {
+  if (!caps_.replays_inbox) return false;
+  auto seen = inbox_.seen(message);
+  if (!seen.isOk() || !seen.value()) return false;
+  log::warn("inbox_duplicate_dropped",
+            {{"chat", message.chat_id}, {"message_id", message.message_id}});
+  return true;
+}
+
+void ChatService::recoverAfterRestart() {
+  bool replay = caps_.replays_inbox;
+  auto resume = settleOpenTurns(turns_, replay);
+  deliverPending(outbox_, channel_, replay);
+  for (const auto& turn : resume) {
+    log::warn("turn_resuming", {{"chat", turn.chat_id}});
+    worker(turn.chat_id).addResume();
+  }
+  replayInbox(replay);
 }
 
 void ChatService::replayInbox(bool replay) {

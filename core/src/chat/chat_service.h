@@ -21,6 +21,8 @@
 #include "gantry/channel.h"
 #include "store/inbox_repo.h"
 #include "store/message_repo.h"
+#include "store/outbox_repo.h"
+#include "store/turn_repo.h"
 
 namespace gantry::chat {
 
@@ -52,9 +54,14 @@ class ChatService final : public InboundSink {
   /// pushes the reply to the chat. Blocks until the turn ends; returns the reply or error.
   Result<std::string> runScheduled(const std::string& chat_id, const std::string& prompt);
 
-  /// Queues messages received before a crash and never handled (replay=true), or marks
-  /// them handled (replay=false, for channels whose input does not survive a restart).
-  void replayInbox(bool replay);
+  /// Answers, once, what a crash or kill left unanswered (call at start, before the channel
+  /// runs): sends replies recorded but not delivered, continues turns left open (one
+  /// interrupted again while continued gets a notice instead), then queues messages received
+  /// but never recorded. Only for channels whose input survives a restart
+  /// (caps().replays_inbox); for the others (a terminal, a pipe) all of it is closed without
+  /// output, because the reader it was meant for has gone and this run's output answers this
+  /// run's input.
+  void recoverAfterRestart();
 
   /// Blocks until every queued message has had its turn (pipe end of input).
   void drain();
@@ -68,12 +75,17 @@ class ChatService final : public InboundSink {
   std::string decide(const InboundMessage& message, bool approve);
   void followUp(const store::ApprovalRow& approval);
   void stopFollowUp();
+  /// A message the inbox already holds (a channel handing it over again after a restart).
+  bool handedOverAgain(const InboundMessage& message);
+  void replayInbox(bool replay);
   bool allIdle();  ///< with mutex_ held
 
   agent::Agent& agent_;
   Channel& channel_;
   store::MessageRepo messages_;
   store::InboxRepo inbox_;
+  store::OutboxRepo outbox_;
+  store::TurnRepo turns_;
   ChatOptions options_;
   CommandTexts texts_;
   ChannelCaps caps_;

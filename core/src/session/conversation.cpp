@@ -6,11 +6,16 @@
 namespace gantry::session {
 
 Conversation::Conversation(store::Store& store, Provider& folder, ConversationOptions options)
-    : messages_(store), sessions_(store), folder_(folder), options_(std::move(options)) {}
+    : messages_(store),
+      sessions_(store),
+      turns_(store),
+      folder_(folder),
+      options_(std::move(options)) {}
 
 Status Conversation::open(const std::string& chat_id) {
   auto session = messages_.session(chat_id);
   if (!session.isOk()) return session.status();
+  chat_id_ = chat_id;
   session_id_ = session.value();
   auto history = messages_.history(session_id_);
   if (!history.isOk()) return history.status();
@@ -18,19 +23,37 @@ Status Conversation::open(const std::string& chat_id) {
   return Status::ok();
 }
 
-Result<int64_t> Conversation::recordUser(const std::string& text,
-                                         const std::vector<Image>& images) {
+Result<int64_t> Conversation::recordUser(const std::string& text, const std::vector<Image>& images,
+                                         const std::vector<int64_t>& inbox_ids, bool track) {
   user_text_ = text;
   memory_block_ = options_.hydrate ? options_.hydrate(text) : "";
   now_ = options_.now ? options_.now() : "";
   ChatMessage user;
   user.content = withContext(memory_block_, now_, text);
   user.images = images;  // the record counts them; only this turn's prompt has them
-  auto id = messages_.append(session_id_, user);
+  tracked_ = track;
+  auto id = track ? turns_.open(session_id_, user, inbox_ids) : messages_.append(session_id_, user);
   if (!id.isOk()) return id.status();
   user_message_id_ = id.value();
   history_.push_back(std::move(user));
   return id;
+}
+
+Status Conversation::openContinuation() { return turns_.openContinuation(session_id_); }
+
+Result<int64_t> Conversation::resume() {
+  auto open = turns_.openTurns();
+  if (!open.isOk()) return open.status();
+  for (const auto& turn : open.value()) {
+    if (turn.session_id != session_id_) continue;
+    // Written before the model is called: a crash during the continuation must not lead to
+    // a third attempt (the turn itself may be what brings the process down).
+    if (Status s = turns_.markResumed(session_id_); !s.isOk()) return s;
+    user_message_id_ = turn.user_message_id;
+    resumed_ = true;
+    return user_message_id_;
+  }
+  return Status::error("no interrupted turn to resume in chat " + chat_id_);
 }
 
 Status Conversation::bound(const CancelToken& cancel) {
@@ -39,7 +62,9 @@ Status Conversation::bound(const CancelToken& cancel) {
   if (result.dropped.empty() || foldAway(result, cancel)) history_ = std::move(result.kept);
   if (auto s = sessions_.summary(session_id_); s.isOk()) summary_ = s.value();
   collapseToolResults();
-  if (!user_message_id_) return Status::ok();  // a continuation: no message of its own
+  // A continuation (no message of its own) or a resumed turn goes on from the history as
+  // it is: it ends with the turn's message, its results so far or the note it waits on.
+  if (!user_message_id_ || resumed_) return Status::ok();
   if (history_.empty() || history_.back().role != Role::kUser) {
     return Status::error("store: the current message is missing");
   }
@@ -90,14 +115,8 @@ Status Conversation::dropRepeatedMemoryBlock() {
 }
 
 Result<std::vector<int64_t>> Conversation::recordCalls(const ChatMessage& message) {
-  auto id = messages_.append(session_id_, message);
-  if (!id.isOk()) return id.status();
-  std::vector<int64_t> rows;
-  for (const auto& call : message.tool_calls) {
-    auto row = messages_.startToolCall(session_id_, id.value(), call);
-    if (!row.isOk()) return row.status();
-    rows.push_back(row.value());
-  }
+  auto rows = messages_.appendCalls(session_id_, message);
+  if (!rows.isOk()) return rows.status();
   history_.push_back(message);
   return rows;
 }
@@ -105,9 +124,10 @@ Result<std::vector<int64_t>> Conversation::recordCalls(const ChatMessage& messag
 Status Conversation::recordResult(int64_t row, const ToolCall& call, bool ok,
                                   const std::string& result, int64_t dur_ms,
                                   const store::CallDecision& decision) {
-  if (Status s = messages_.finishToolCall(row, ok, result, dur_ms, decision); !s.isOk()) return s;
   ChatMessage tool{Role::kTool, result, {}, {}, call.id, call.name, {}};
-  if (auto id = messages_.append(session_id_, tool); !id.isOk()) return id.status();
+  if (Status s = messages_.appendResult(session_id_, row, ok, dur_ms, tool, decision); !s.isOk()) {
+    return s;
+  }
   history_.push_back(std::move(tool));
   return Status::ok();
 }
@@ -119,12 +139,24 @@ Status Conversation::recordResult(int64_t row, const ToolCall& call, bool ok,
 // costs the cache at most the n oldest whole results.
 void Conversation::collapseToolResults() { collapseOldToolResults(history_, kKeptToolResults); }
 
-Status Conversation::recordReply(const ChatMessage& message) {
-  auto id = messages_.append(session_id_, message);
-  if (!id.isOk()) return id.status();
+Result<int64_t> Conversation::recordReply(const ChatMessage& message) {
+  if (!tracked_) {
+    auto id = messages_.append(session_id_, message);
+    if (!id.isOk()) return id.status();
+    history_.push_back(message);
+    return int64_t{0};
+  }
+  auto outbox = turns_.closeWithReply(session_id_, chat_id_, message);
+  if (!outbox.isOk()) return outbox.status();
   history_.push_back(message);
-  return Status::ok();
+  return outbox;
 }
+
+Result<int64_t> Conversation::closeWithNotice(const std::string& text) {
+  return turns_.closeWithNotice(session_id_, chat_id_, text);
+}
+
+Status Conversation::closeTurn() { return turns_.close(session_id_); }
 
 void Conversation::recordTurn(store::TurnCost cost) {
   if (!session_id_) return;

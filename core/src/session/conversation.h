@@ -18,6 +18,7 @@
 #include "session/summary.h"
 #include "store/message_repo.h"
 #include "store/session_repo.h"
+#include "store/turn_repo.h"
 
 namespace gantry::session {
 
@@ -44,16 +45,29 @@ class Conversation {
   Status open(const std::string& chat_id);
 
   /// Records the user message exactly as it will be sent, the volatile tail in front, so the
-  /// next turn's request repeats it byte for byte. images go with this turn's prompt only.
-  /// Returns the message's id; fails on a store error (nothing recorded then).
-  Result<int64_t> recordUser(const std::string& text, const std::vector<Image>& images);
+  /// next turn's request repeats it byte for byte, and opens the turn; inbox_ids (the inbox
+  /// rows of the message) are marked handled in the same transaction. images go with this
+  /// turn's prompt only. track false records the message without opening a turn (then the
+  /// reply is not queued in the outbox either). Returns the message's id; fails on a store
+  /// error (nothing recorded then).
+  Result<int64_t> recordUser(const std::string& text, const std::vector<Image>& images,
+                             const std::vector<int64_t>& inbox_ids, bool track = true);
+
+  /// Opens the turn of a continuation (instead of recordUser): it has no message of its own.
+  Status openContinuation();
+
+  /// Continues the chat's turn a crash left open (instead of recordUser): marks it resumed
+  /// before anything else happens. The history then ends with its user message or with
+  /// tool results (an interrupted call's included). Returns the user message's id; fails
+  /// when the chat has no open turn or on a store error.
+  Result<int64_t> resume();
 
   /// Prepares the history for the first request: turns past the bounds leave it once they
   /// are folded into the summary (a fold that fails, times out or is cancelled keeps them
   /// and the next turn tries again), old tool results collapse, and a memory block the
   /// history already shows is taken out of the current message (in the record too). Fails
   /// when the message recordUser() recorded is missing or the store fails. A continuation
-  /// (no recordUser) bounds the history as it is.
+  /// (no recordUser) or a resumed turn bounds the history as it is.
   Status bound(const CancelToken& cancel);
 
   /// Records an assistant message that calls tools, with one running row per call, before
@@ -69,8 +83,13 @@ class Conversation {
   /// carry every result.
   void collapseToolResults();
 
-  /// Records the final assistant message.
-  Status recordReply(const ChatMessage& message);
+  /// Records the final assistant message, queues it in the outbox and closes the turn (one
+  /// transaction). Returns the outbox id (0 for an untracked turn, recorded only).
+  Result<int64_t> recordReply(const ChatMessage& message);
+  /// Queues a notice for the chat (a failed turn) and closes the turn. Returns the outbox id.
+  Result<int64_t> closeWithNotice(const std::string& text);
+  /// Closes the turn without a reply (cancelled).
+  Status closeTurn();
 
   /// Records the cost of the turn (session filled in); a no-op before open() succeeded.
   void recordTurn(store::TurnCost cost);
@@ -90,10 +109,14 @@ class Conversation {
 
   store::MessageRepo messages_;
   store::SessionRepo sessions_;
+  store::TurnRepo turns_;
   Provider& folder_;
   ConversationOptions options_;
+  std::string chat_id_;
   int64_t session_id_ = 0;
   int64_t user_message_id_ = 0;
+  bool resumed_ = false;
+  bool tracked_ = true;       ///< the turn is open in the record (recordUser's track)
   std::string user_text_;     ///< what the user wrote this turn
   std::string memory_block_;  ///< this turn's hydration block, as hydrated
   std::string now_;           ///< this turn's `[now]` text

@@ -64,6 +64,20 @@ Result<int64_t> InboxRepo::add(const InboundMessage& m) {
   }
 }
 
+Result<bool> InboxRepo::seen(const InboundMessage& m) {
+  if (m.message_id.empty()) return false;
+  try {
+    std::lock_guard lock(store_.mutex());
+    std::string chat = m.chat_id, mid = m.message_id;
+    int count = 0;
+    store_.db().session << "SELECT COUNT(*) FROM inbox WHERE chat_id = ? AND message_id = ?",
+        use(chat), use(mid), into(count), now;
+    return count > 0;
+  } catch (const Poco::Exception& e) {
+    return Status::error("store: inbox seen: " + e.displayText());
+  }
+}
+
 Status InboxRepo::markHandled(const std::vector<int64_t>& ids) {
   try {
     std::lock_guard lock(store_.mutex());

@@ -17,6 +17,9 @@ class InboxRepo {
   explicit InboxRepo(Store& store) : store_(store) {}
   /// Writes a received message; returns its inbox id.
   Result<int64_t> add(const InboundMessage& message);
+  /// Whether this platform message (same chat, same non-empty message id) was received
+  /// before: a channel hands an update over again when a crash came before it confirmed it.
+  Result<bool> seen(const InboundMessage& message);
   /// Marks messages handled (their images are dropped from the inbox then).
   Status markHandled(const std::vector<int64_t>& ids);
   /// Messages received but never handled, oldest first.

@@ -1,6 +1,7 @@
 #include "store/message_repo.h"
 
 #include <Poco/Data/RecordSet.h>
+#include <Poco/Data/Transaction.h>
 #include <Poco/JSON/Array.h>
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
@@ -9,6 +10,7 @@
 #include <sstream>
 
 #include "store/db.h"
+#include "store/record_rows.h"
 
 using Poco::Data::Keywords::into;
 using Poco::Data::Keywords::now;
@@ -17,9 +19,10 @@ using Poco::Data::Keywords::use;
 namespace gantry::store {
 namespace {
 
+// What the model reads for a call a crash cut short. It may have taken effect, so it is
+// never run again; the model decides what to tell the owner.
 constexpr const char* kCrashResult =
-    "error: this tool call was interrupted by a restart of gantry and was not run again; "
-    "its outcome is unknown";
+    "error: interrupted by a restart, not re-run; whether it took effect is unknown";
 
 Role roleFrom(const std::string& name) {
   if (name == "system") return Role::kSystem;
@@ -37,6 +40,8 @@ auto guarded(const char* what, Fn&& fn) -> decltype(fn()) {
   }
 }
 
+}  // namespace
+
 int64_t insertMessage(Db& db, int64_t session_id, const ChatMessage& m) {
   std::string role = roleName(m.role);
   std::string calls = m.tool_calls.empty() ? "" : encodeToolCalls(m.tool_calls);
@@ -52,8 +57,6 @@ int64_t insertMessage(Db& db, int64_t session_id, const ChatMessage& m) {
   db.session << "SELECT last_insert_rowid()", into(id), now;
   return id;
 }
-
-}  // namespace
 
 std::string encodeToolCalls(const std::vector<ToolCall>& calls) {
   Poco::JSON::Array array;
@@ -171,27 +174,36 @@ Status MessageRepo::dropFromHistory(int64_t session_id, int64_t count_oldest) {
   });
 }
 
-Result<int64_t> MessageRepo::startToolCall(int64_t session_id, int64_t message_id,
-                                           const ToolCall& call) {
-  return guarded("start tool call", [&]() -> Result<int64_t> {
+Result<std::vector<int64_t>> MessageRepo::appendCalls(int64_t session_id,
+                                                      const ChatMessage& message) {
+  return guarded("record tool calls", [&]() -> Result<std::vector<int64_t>> {
     std::lock_guard lock(store_.mutex());
     auto& s = store_.db().session;
-    std::string id = call.id, name = call.name, args = call.arguments;
-    int64_t at = nowMs();
-    s << "INSERT INTO tool_calls(session_id, message_id, call_id, name, arguments, status, "
-         "started_at) VALUES (?, ?, ?, ?, ?, 'running', ?)",
-        use(session_id), use(message_id), use(id), use(name), use(args), use(at), now;
-    int64_t row = 0;
-    s << "SELECT last_insert_rowid()", into(row), now;
-    return row;
+    Poco::Data::Transaction transaction(s);
+    int64_t message_id = insertMessage(store_.db(), session_id, message);
+    std::vector<int64_t> rows;
+    for (const auto& call : message.tool_calls) {
+      std::string id = call.id, name = call.name, args = call.arguments;
+      int64_t at = nowMs();
+      s << "INSERT INTO tool_calls(session_id, message_id, call_id, name, arguments, status, "
+           "started_at) VALUES (?, ?, ?, ?, ?, 'running', ?)",
+          use(session_id), use(message_id), use(id), use(name), use(args), use(at), now;
+      int64_t row = 0;
+      s << "SELECT last_insert_rowid()", into(row), now;
+      rows.push_back(row);
+    }
+    transaction.commit();
+    return rows;
   });
 }
 
-Status MessageRepo::finishToolCall(int64_t row_id, bool ok, const std::string& result,
-                                   int64_t dur_ms, const CallDecision& decision) {
-  return guarded("finish tool call", [&]() -> Status {
+Status MessageRepo::appendResult(int64_t session_id, int64_t row_id, bool ok, int64_t dur_ms,
+                                 const ChatMessage& tool, const CallDecision& decision) {
+  return guarded("record tool result", [&]() -> Status {
     std::lock_guard lock(store_.mutex());
-    std::string status = ok ? "ok" : "error", text = result;
+    auto& s = store_.db().session;
+    Poco::Data::Transaction transaction(s);
+    std::string status = ok ? "ok" : "error", text = tool.content;
     int64_t at = nowMs();
     CallDecision d = decision;
     // Absent fields stay NULL: "no approval" is not an approval with an empty id.
@@ -201,11 +213,12 @@ Status MessageRepo::finishToolCall(int64_t row_id, bool ok, const std::string& r
     if (!d.approval_id.empty()) approval = d.approval_id;
     if (!d.decided_by.empty()) by = d.decided_by;
     if (d.decided_at) decided_at = d.decided_at;
-    store_.db().session << "UPDATE tool_calls SET status = ?, result = ?, finished_at = ?, "
-                           "dur_ms = ?, policy = ?, approval_id = ?, decided_by = ?, "
-                           "decided_at = ? WHERE id = ?",
+    s << "UPDATE tool_calls SET status = ?, result = ?, finished_at = ?, dur_ms = ?, policy = ?, "
+         "approval_id = ?, decided_by = ?, decided_at = ? WHERE id = ?",
         use(status), use(text), use(at), use(dur_ms), use(policy), use(approval), use(by),
         use(decided_at), use(row_id), now;
+    insertMessage(store_.db(), session_id, tool);
+    transaction.commit();
     return Status::ok();
   });
 }
@@ -214,6 +227,7 @@ Result<std::vector<OrphanedCall>> MessageRepo::closeOrphanedToolCalls() {
   return guarded("close orphaned tool calls", [&]() -> Result<std::vector<OrphanedCall>> {
     std::lock_guard lock(store_.mutex());
     auto& db = store_.db();
+    Poco::Data::Transaction transaction(db.session);
     std::vector<int64_t> rows, sessions;
     std::vector<std::string> call_ids, names;
     db.session << "SELECT id, session_id, call_id, name FROM tool_calls WHERE status = 'running' "
@@ -230,6 +244,7 @@ Result<std::vector<OrphanedCall>> MessageRepo::closeOrphanedToolCalls() {
       insertMessage(db, sessions[i], tool);
       closed.push_back({sessions[i], call_ids[i], names[i]});
     }
+    transaction.commit();
     return closed;
   });
 }

@@ -57,12 +57,16 @@ class MessageRepo {
   /// Marks the given messages as no longer in history (dropped by trimming).
   Status dropFromHistory(int64_t session_id, int64_t count_oldest);
 
-  /// A tool-call row in state running; returns its row id.
-  Result<int64_t> startToolCall(int64_t session_id, int64_t message_id, const ToolCall& call);
-  Status finishToolCall(int64_t row_id, bool ok, const std::string& result, int64_t dur_ms,
-                        const CallDecision& decision = {});
+  /// Appends an assistant message that calls tools with one running row per call, in one
+  /// transaction (a crash leaves both or neither). Returns the rows in call order.
+  Result<std::vector<int64_t>> appendCalls(int64_t session_id, const ChatMessage& message);
+  /// Closes the call's row with its result and appends the tool message, in one transaction.
+  /// decision says how the owner's policy treated the call.
+  Status appendResult(int64_t session_id, int64_t row_id, bool ok, int64_t dur_ms,
+                      const ChatMessage& tool, const CallDecision& decision = {});
   /// Closes calls left running by a crash with a synthetic error row and a matching tool
-  /// message in history, so no call is ever replayed. Returns what was closed.
+  /// message in history ("interrupted by a restart, not re-run"), so no call is ever
+  /// replayed. One transaction. Returns what was closed.
   Result<std::vector<OrphanedCall>> closeOrphanedToolCalls();
 
   Status recordTurn(const TurnCost& cost);

@@ -197,10 +197,36 @@ CREATE TABLE api_tasks(
   finished_at INTEGER);
 )sql";
 
+// A turn is open from the user message until its reply (or the note that it failed) is
+// recorded: a row left at start was cut by a crash, and the turn is continued once
+// (resumed_at set), never a second time. The outbox holds what was recorded for a chat until
+// the channel has delivered it, so a reply recorded but not sent before a crash is sent at the
+// next start (one whose send had begun, marked as possibly repeated); its text is dropped once
+// done. The inbox index finds a platform message handed
+// over again after a restart.
+constexpr std::string_view kV6 = R"sql(
+CREATE TABLE open_turns(
+  session_id INTEGER PRIMARY KEY REFERENCES sessions(id),
+  user_message_id INTEGER NOT NULL,
+  opened_at INTEGER NOT NULL,
+  resumed_at INTEGER);
+CREATE TABLE outbox(
+  id INTEGER PRIMARY KEY,
+  chat_id TEXT NOT NULL,
+  message_id INTEGER,
+  text TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT 'pending'
+    CHECK(state IN ('pending','sending','delivered','failed','dropped')),
+  created_at INTEGER NOT NULL,
+  done_at INTEGER);
+CREATE INDEX outbox_pending ON outbox(state, id);
+CREATE INDEX inbox_message ON inbox(chat_id, message_id);
+)sql";
+
 }  // namespace
 
 const std::vector<std::string_view>& migrations() {
-  static const std::vector<std::string_view> kAll = {kV1, kV2, kV3, kV4, kV5};
+  static const std::vector<std::string_view> kAll = {kV1, kV2, kV3, kV4, kV5, kV6};
   return kAll;
 }
 

@@ -3,13 +3,17 @@
 // reading, print garbage, answer with a wrong id, send a huge result, exit at start.
 //
 // Usage: fake_mcp_server [--exit-at-start] [--garbage-at-start] [--no-memory] [--page-size N]
+//                        [--count-file PATH [--count-sleep-ms N]]
 // Tools: echo, crash, hang, freeze, garbage, wrong_id, big, last_cancelled, add_tool, fail,
-// rpc_error, image, structured, stderr_flood, env, memory_store/recall/forget (echo back).
+// rpc_error, image, structured, stderr_flood, env, memory_store/recall/forget (echo back);
+// with --count-file also count: appends its "call" argument as a line to PATH, fsync'd before
+// it sleeps N ms (default 300) and answers, so a crash test knows every call that ran.
 
 #include <Poco/JSON/Array.h>
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
 #include <Poco/JSON/Stringifier.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -34,6 +38,8 @@ struct State {
       "big",        "last_cancelled", "add_tool", "fail",         "rpc_error",     "image",
       "structured", "stderr_flood",   "env",      "memory_store", "memory_recall", "memory_forget"};
   std::string last_cancelled = "none";
+  std::string count_file;
+  int count_sleep_ms = 300;
 };
 
 void writeLine(const std::string& line) { std::cout << line << '\n' << std::flush; }
@@ -153,6 +159,20 @@ Object::Ptr structuredResult() {
   return result;
 }
 
+/// Records that the call ran, durably, before answering: a kill at any later point cannot
+/// lose the line.
+Object::Ptr countCall(const State& state, const std::string& call) {
+  const std::string line = call + "\n";
+  int fd = ::open(state.count_file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  bool written = fd >= 0 &&
+                 ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
+                 ::fsync(fd) == 0;
+  if (fd >= 0) ::close(fd);
+  if (!written) return textResult("count: cannot write " + state.count_file, true);
+  std::this_thread::sleep_for(std::chrono::milliseconds(state.count_sleep_ms));
+  return textResult("counted " + call);
+}
+
 /// Returns false when the tool does not answer (hang).
 void callTool(State& state, const Poco::Dynamic::Var& id, const Object::Ptr& params) {
   const auto name = params->getValue<std::string>("name");
@@ -192,6 +212,9 @@ void callTool(State& state, const Poco::Dynamic::Var& id, const Object::Ptr& par
   }
   if (name == "env") return respond(id, textResult(environmentNames()));
   if (name == "extra") return respond(id, textResult("extra ran"));
+  if (name == "count" && !state.count_file.empty()) {
+    return respond(id, countCall(state, argument(params, "call", "")));
+  }
   if (name.rfind("memory_", 0) == 0) {
     return respond(id, textResult(name + " " + toText(params->get("arguments"))));
   }
@@ -227,7 +250,10 @@ int main(int argc, char** argv) {
     if (arg == "--garbage-at-start") writeLine("garbage before anything");
     if (arg == "--no-memory") state.tools.resize(state.tools.size() - 3);
     if (arg == "--page-size" && i + 1 < argc) state.page_size = std::stoul(argv[++i]);
+    if (arg == "--count-file" && i + 1 < argc) state.count_file = argv[++i];
+    if (arg == "--count-sleep-ms" && i + 1 < argc) state.count_sleep_ms = std::stoi(argv[++i]);
   }
+  if (!state.count_file.empty()) state.tools.push_back("count");
   std::cerr << "fake_mcp_server: ready" << std::endl;
   std::string line;
   while (std::getline(std::cin, line)) {

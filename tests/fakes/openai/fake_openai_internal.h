@@ -21,6 +21,7 @@ struct FakeOpenAiServer::State {
   std::condition_variable wake;
   bool stopping = false;
   std::deque<ScriptedReply> script;
+  Responder responder;
   std::vector<std::string> requests;
   std::ofstream requests_log;
   std::string api_key;

@@ -70,7 +70,7 @@ class ChatHandler final : public Poco::Net::HTTPRequestHandler {
     if (auto error = validateRequest(body, &parsed)) {
       return sendError(response, 400, error->message, error->param);
     }
-    reply(request, response, parsed, nextReply(parsed), serial);
+    reply(request, response, parsed, nextReply(parsed, body), serial);
   }
 
   int record(const std::string& body) {
@@ -97,8 +97,13 @@ class ChatHandler final : public Poco::Net::HTTPRequestHandler {
     return text;
   }
 
-  ScriptedReply nextReply(const ParsedRequest& request) {
-    std::lock_guard lock(state_->mutex);
+  ScriptedReply nextReply(const ParsedRequest& request, const std::string& body) {
+    std::unique_lock lock(state_->mutex);
+    if (state_->script.empty() && state_->responder) {
+      FakeOpenAiServer::Responder responder = state_->responder;
+      lock.unlock();
+      return responder(body);
+    }
     if (state_->script.empty()) {
       ScriptedReply echo;
       echo.content = "echo: " + withoutContextBlock(request.last_user_text);
@@ -217,6 +222,11 @@ void FakeOpenAiServer::loadScriptFile(const std::string& path) {
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(path + ": " + e.what());
   }
+}
+
+void FakeOpenAiServer::setResponder(Responder responder) {
+  std::lock_guard lock(state_->mutex);
+  state_->responder = std::move(responder);
 }
 
 void FakeOpenAiServer::setRequestsLog(const std::string& path) {

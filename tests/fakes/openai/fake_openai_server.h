@@ -4,6 +4,7 @@
 /// and benchmarks (through the fake_openai executable).
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -67,6 +68,12 @@ class FakeOpenAiServer {
   void loadScript(std::string_view jsonl);
   /// Reads the script from a file. Throws std::invalid_argument (naming path and line).
   void loadScriptFile(const std::string& path);
+  /// Computes the reply to a request (its whole body) when no scripted reply is queued, in
+  /// place of the echo: for tests whose replies depend on what gantry sent, such as a crash
+  /// loop that cannot know the order of requests. Called on a server thread, without the
+  /// server's lock.
+  using Responder = std::function<ScriptedReply(const std::string& body)>;
+  void setResponder(Responder responder);
   /// Appends each received request body as one line to path (flushed per request).
   void setRequestsLog(const std::string& path);
   /// When set, requests need "Authorization: Bearer <key>" (else 401).

@@ -182,6 +182,11 @@ void FakeTelegram::addFault(Fault fault) {
   faults_.push_back(std::move(fault));
 }
 
+void FakeTelegram::setSendLatency(std::chrono::milliseconds latency) {
+  std::lock_guard lock(mutex_);
+  send_latency_ = latency;
+}
+
 void FakeTelegram::setHoldPolls(bool hold) {
   std::lock_guard lock(mutex_);
   hold_polls_ = hold;
@@ -326,8 +331,17 @@ void FakeTelegram::handleBot(const std::string& path, Poco::Net::HTTPServerReque
                     errorJson(fault.status, fault.description, fault.retry_after));
   }
   int status = 200;
+  bool send = method == "sendMessage";
+  if (send) sleepLatency();  // on the way in: a kill now means the message never arrives
   std::string body = dispatch(method, params, &status);
+  if (send) sleepLatency();  // on the way back: a kill now means it arrived, unconfirmed
   sendJson(response, status, body);
+}
+
+void FakeTelegram::sleepLatency() {
+  std::unique_lock lock(mutex_);
+  auto half = send_latency_ / 2;
+  changed_.wait_for(lock, half, [this] { return stopping_; });
 }
 
 bool FakeTelegram::takeFault(const std::string& method, Fault* fault) {

@@ -80,6 +80,10 @@ class FakeTelegram {
   /// servers, proxies and emulators do (default true: polls are held like Telegram's).
   void setHoldPolls(bool hold);
 
+  /// sendMessage takes this long, half before the message is recorded and half before the
+  /// reply (a network round trip), so a client can die on either side of the delivery.
+  void setSendLatency(std::chrono::milliseconds latency);
+
   std::vector<SentRecord> sent() const;
   /// Records of one method only.
   std::vector<SentRecord> sent(const std::string& method) const;
@@ -114,6 +118,7 @@ class FakeTelegram {
   void handleControl(const std::string& path, Poco::Net::HTTPServerRequest& request,
                      Poco::Net::HTTPServerResponse& response);
   bool takeFault(const std::string& method, Fault* fault);
+  void sleepLatency();
   std::string dispatch(const std::string& method, const BotParams& params, int* status);
   std::string getUpdates(const BotParams& params, int* status);
   std::string sendMessage(const BotParams& params, int* status);
@@ -132,6 +137,7 @@ class FakeTelegram {
   mutable std::condition_variable changed_;
   bool stopping_ = false;
   bool hold_polls_ = true;
+  std::chrono::milliseconds send_latency_{0};
   std::int64_t next_update_id_ = 100;
   std::int64_t next_message_id_ = 1;
   std::int64_t confirmed_ = 0;

@@ -82,9 +82,16 @@ struct AgentFixture {
     }
     return *agent_;
   }
+  /// A request for a new message on chat "chat".
+  static agent::TurnRequest request(std::string text) {
+    agent::TurnRequest request;
+    request.chat_id = "chat";
+    request.text = std::move(text);
+    return request;
+  }
   agent::TurnResult run(const std::string& text) {
     CancelToken cancel;
-    return agent().run({"chat", text, {}, {}, {}}, observer, cancel);
+    return agent().run(request(text), observer, cancel);
   }
   /// The chat's history as recorded.
   std::vector<ChatMessage> record() {

@@ -7,6 +7,8 @@
 #include <thread>
 
 #include "fakes/one_shot_event.h"
+#include "store/inbox_repo.h"
+#include "store/turn_repo.h"
 #include "unit/agent/agent_fixture.h"
 
 using gantry::CancelToken;
@@ -51,19 +53,22 @@ TEST_CASE("a final text is the reply and is recorded after the user message", "[
   CHECK(record[1].content == "hello there");
 }
 
-TEST_CASE("the user message is in the record before the model is called", "[agent]") {
+TEST_CASE("the user message, its inbox mark and the open turn are recorded before the model call",
+          "[agent]") {
   AgentFixture f;
-  f.provider.reply("ok");
-  bool recorded_before_call = false;
+  f.provider.stall();
+  gantry::store::InboxRepo inbox(f.temp.store());
+  auto inbox_id = inbox.add({"chat", "user", "User", "hi", {}, "m1"}).value();
+  auto request = AgentFixture::request("hi");
+  request.inbox_ids = {inbox_id};
   CancelToken cancel;
-  gantry::agent::TurnRequest request{
-      "chat",
-      "hi",
-      {},
-      [&] { recorded_before_call = f.provider.requests().empty() && f.record().size() == 1; },
-      {}};
-  REQUIRE(f.agent().run(request, f.observer, cancel).status.isOk());
-  CHECK(recorded_before_call);
+  std::thread turn([&] { f.agent().run(request, f.observer, cancel); });
+  REQUIRE(f.provider.waitForRequests(1));
+  CHECK(f.record().size() == 1);
+  CHECK(inbox.pending()->empty());
+  CHECK(gantry::store::TurnRepo(f.temp.store()).openTurns()->size() == 1);
+  cancel.cancel();
+  turn.join();
 }
 
 TEST_CASE("the assistant message and its tool-call rows are recorded before any tool runs",
@@ -185,9 +190,8 @@ TEST_CASE("a cancelled turn stops its model call and records no reply", "[agent]
   f.provider.stall();
   CancelToken cancel;
   gantry::agent::TurnResult result;
-  std::thread turn([&] {
-    result = f.agent().run({"chat", "wait", {}, {}, {}}, f.observer, cancel);
-  });
+  std::thread turn(
+      [&] { result = f.agent().run(AgentFixture::request("wait"), f.observer, cancel); });
   REQUIRE(f.provider.waitForRequests(1));
   cancel.cancel();
   turn.join();

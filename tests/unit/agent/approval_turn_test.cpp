@@ -56,7 +56,9 @@ struct AskFixture : AgentFixture {
   }
   gantry::agent::TurnResult continueWith(const std::string& id) {
     CancelToken cancel;
-    return agent().run({"chat", "", {}, {}, id}, observer, cancel);
+    auto request = AgentFixture::request("");
+    request.approval_id = id;
+    return agent().run(request, observer, cancel);
   }
 };
 
@@ -169,7 +171,7 @@ TEST_CASE("/cancel while a call waits for approval cancels the turn; the approva
     cancel.cancel();
   };
   f.provider.callTools({call("c1", "lookup")});
-  auto result = f.agent().run({"chat", "look it up", {}, {}, {}}, f.observer, cancel);
+  auto result = f.agent().run(AgentFixture::request("look it up"), f.observer, cancel);
   CHECK(result.status.isCancelled());
   CHECK(f.tools.started().empty());
   CHECK(f.provider.requests().size() == 1);

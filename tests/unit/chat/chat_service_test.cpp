@@ -2,8 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "fakes/fake_channel.h"
-#include "unit/agent/agent_fixture.h"
+#include "unit/chat/chat_fixture.h"
 
 using gantry::ChannelCaps;
 using gantry::Role;
@@ -12,48 +11,9 @@ using gantry::chat::ChatOptions;
 using gantry::chat::ChatService;
 using gantry::testing::AgentFixture;
 using gantry::testing::call;
+using gantry::testing::ChatFixture;
+using gantry::testing::editable;
 using gantry::testing::FakeChannel;
-
-namespace {
-
-ChannelCaps editable() {
-  ChannelCaps caps;
-  caps.can_edit = true;
-  return caps;
-}
-
-/// A chat service over the agent fixture and a fake channel; no settle wait worth noticing
-/// (the join of bubbles does not depend on it), no spin-up notice unless asked for.
-struct ChatFixture : AgentFixture {
-  FakeChannel channel;
-  ChatOptions chat_options;
-  std::unique_ptr<ChatService> service_;
-
-  explicit ChatFixture(ChannelCaps caps = {}) : channel(caps) {
-    chat_options.coalesce_settle_ms = 1;
-    chat_options.stream.spinup_ms = 0;
-  }
-  ChatService& service() {
-    if (!service_) {
-      gantry::chat::CommandTexts texts{[](const std::string& chat) { return "status of " + chat; },
-                                       [] { return "lookup ~10 tokens"; }};
-      service_ = std::make_unique<ChatService>(agent(), channel, temp.store(), chat_options,
-                                               std::move(texts), &approvals);
-    }
-    return *service_;
-  }
-  void say(const std::string& text) { service().onMessage(FakeChannel::message(text)); }
-  /// The user messages of the chat's history, as recorded.
-  std::vector<std::string> userMessages() {
-    std::vector<std::string> out;
-    for (const auto& m : record()) {
-      if (m.role == Role::kUser) out.push_back(m.content);
-    }
-    return out;
-  }
-};
-
-}  // namespace
 
 TEST_CASE("/status answers with the application's status text", "[chat]") {
   ChatFixture f;

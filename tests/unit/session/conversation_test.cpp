@@ -46,7 +46,7 @@ struct Fixture {
                                      ConversationOptions opts = options()) {
     auto c = std::make_unique<Conversation>(temp.store(), provider, std::move(opts));
     REQUIRE(c->open("chat").isOk());
-    REQUIRE(c->recordUser(text, {}).isOk());
+    REQUIRE(c->recordUser(text, {}, {}).isOk());
     CancelToken cancel;
     REQUIRE(c->bound(cancel).isOk());
     return c;
@@ -92,7 +92,7 @@ TEST_CASE("a cancelled fold keeps the oldest turns in the prompt", "[session]") 
   f.provider.reply("never used");
   Conversation c(f.temp.store(), f.provider, Fixture::options());
   REQUIRE(c.open("chat").isOk());
-  REQUIRE(c.recordUser("question 6", {}).isOk());
+  REQUIRE(c.recordUser("question 6", {}, {}).isOk());
   CancelToken cancel;
   cancel.cancel();
   REQUIRE(c.bound(cancel).isOk());

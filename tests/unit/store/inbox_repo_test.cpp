@@ -35,3 +35,21 @@ TEST_CASE("inbox messages stay pending until handled, images included", "[store]
   REQUIRE(inbox.markHandled({first}).isOk());
   CHECK(inbox.pending()->empty());
 }
+
+TEST_CASE("a platform message is seen again by its chat and id; one without an id never is",
+          "[store]") {
+  fs::path dir = fs::temp_directory_path() / ("gantry_inbox_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::remove(dir / "seen.db");
+  auto s = store::Store::open((dir / "seen.db").string());
+  REQUIRE(s.isOk());
+  store::InboxRepo inbox(*s.value());
+  InboundMessage first{"42", "7", "Ann", "hi", {}, "m1"};
+  InboundMessage unnumbered{"42", "7", "Ann", "hi", {}, ""};
+  CHECK_FALSE(inbox.seen(first).value());
+  REQUIRE(inbox.add(first).isOk());
+  REQUIRE(inbox.add(unnumbered).isOk());
+  CHECK(inbox.seen(first).value());
+  CHECK_FALSE(inbox.seen({"43", "7", "Ann", "hi", {}, "m1"}).value());  // another chat
+  CHECK_FALSE(inbox.seen(unnumbered).value());
+}

@@ -49,8 +49,7 @@ TEST_CASE("a tool call left running is closed with a synthetic error, once", "[s
   store::MessageRepo repo(*s);
   auto session = repo.session("chat-1").value();
   ChatMessage assistant{Role::kAssistant, "", {}, {{"c9", "slow_tool", "{}", ""}}, {}, {}, {}};
-  auto message = repo.append(session, assistant).value();
-  REQUIRE(repo.startToolCall(session, message, assistant.tool_calls[0]).isOk());
+  REQUIRE(repo.appendCalls(session, assistant).isOk());
   auto closed = repo.closeOrphanedToolCalls();
   REQUIRE(closed.isOk());
   REQUIRE(closed->size() == 1);
@@ -59,7 +58,7 @@ TEST_CASE("a tool call left running is closed with a synthetic error, once", "[s
   REQUIRE(history.size() == 2);
   CHECK(history[1].role == Role::kTool);
   CHECK(history[1].tool_call_id == "c9");
-  CHECK(history[1].content.find("interrupted by a restart") != std::string::npos);
+  CHECK(history[1].content.find("interrupted by a restart, not re-run") != std::string::npos);
   CHECK(repo.closeOrphanedToolCalls()->empty());
 }
 
