@@ -258,7 +258,6 @@ class Daemon {
       log::info("mcp_manifest_missing", {{"path", config_.mcp_manifest}, {"servers", "0"}});
     }
     mcp::McpOptions options;
-    options.tool_timeout = std::chrono::seconds(config_.tool_timeout_seconds);
     options.schema_max_tokens = static_cast<std::size_t>(config_.tool_schema_max_tokens);
     mcp_ = take(mcp::McpHost::start(manifest, options));
     addMemoryTools();
