@@ -5,9 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 
+# openssl: the CLI the HTTPS test of gantry-fetch makes its certificates with.
 packages=(cmake g++ make pkg-config git ca-certificates ccache
   libpoco-dev libsodium-dev libtomlplusplus-dev libcctz-dev rapidjson-dev libsqlite3-dev libgumbo-dev
-  catch2 tzdata clang-format clang-tidy)
+  catch2 tzdata clang-format clang-tidy openssl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

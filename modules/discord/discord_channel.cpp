@@ -14,7 +14,8 @@
 namespace gantry::discord {
 namespace {
 
-constexpr std::size_t kMaxImageBytes = 8 * 1024 * 1024;  // larger attachments stay URLs
+constexpr std::size_t kMaxImageBytes =
+    std::size_t{8} * 1024 * 1024;  // larger attachments stay URLs
 
 std::string base64(const std::string& bytes) {
   std::ostringstream out;

@@ -256,7 +256,8 @@ void Gateway::onHello(Link& link, const Frame& frame) {
   // The first heartbeat waits interval * jitter so reconnecting clients spread out.
   double jitter = std::uniform_real_distribution<double>(0.0, 1.0)(random_);
   link.next_beat =
-      Clock::now() + milliseconds(static_cast<std::int64_t>(link.interval_ms * jitter));
+      Clock::now() +
+      milliseconds(static_cast<std::int64_t>(static_cast<double>(link.interval_ms) * jitter));
   if (link.resume && seq_) {
     sendText(link, resumePayload(options_.token, session_id_, *seq_));
   } else {

@@ -15,7 +15,7 @@ namespace {
 using Poco::Net::WebSocket;
 using std::chrono::seconds;
 
-constexpr Poco::Timespan::TimeDiff kPollMicros = 500 * 1000;
+constexpr Poco::Timespan::TimeDiff kPollMicros = 500'000;  // 0.5 s
 constexpr int kMaxPayload = 16 * 1024 * 1024;
 constexpr int kPong = int{WebSocket::FRAME_FLAG_FIN} | int{WebSocket::FRAME_OP_PONG};
 constexpr int kPing = int{WebSocket::FRAME_FLAG_FIN} | int{WebSocket::FRAME_OP_PING};
@@ -26,7 +26,7 @@ constexpr auto kDeadAfter = seconds(90);
 }  // namespace
 
 Result<std::unique_ptr<SocketConnection>> SocketConnection::open(const std::string& url,
-                                                                 Poco::Net::Context::Ptr tls,
+                                                                 const Poco::Net::Context::Ptr& tls,
                                                                  SocketListener& listener, int id) {
   try {
     auto session = openSession(url, tls);
@@ -46,8 +46,9 @@ Result<std::unique_ptr<SocketConnection>> SocketConnection::open(const std::stri
   }
 }
 
-SocketConnection::SocketConnection(Poco::Net::WebSocket socket, SocketListener& listener, int id)
-    : socket_(std::move(socket)),
+SocketConnection::SocketConnection(const Poco::Net::WebSocket& socket, SocketListener& listener,
+                                   int id)
+    : socket_(socket),  // a Poco socket is a shared handle: the copy shares the connection
       listener_(listener),
       id_(id),
       last_frame_(std::chrono::steady_clock::now()) {}

@@ -37,7 +37,7 @@ class SocketConnection {
   /// Performs the WebSocket handshake with url (wss:// or ws://) and starts the reader.
   /// Fails retryably on network faults and handshake errors.
   static Result<std::unique_ptr<SocketConnection>> open(const std::string& url,
-                                                        Poco::Net::Context::Ptr tls,
+                                                        const Poco::Net::Context::Ptr& tls,
                                                         SocketListener& listener, int id);
   ~SocketConnection();
   SocketConnection(const SocketConnection&) = delete;
@@ -52,7 +52,7 @@ class SocketConnection {
   int id() const { return id_; }
 
  private:
-  SocketConnection(Poco::Net::WebSocket socket, SocketListener& listener, int id);
+  SocketConnection(const Poco::Net::WebSocket& socket, SocketListener& listener, int id);
   void readLoop();
   std::string readFrames();
   bool handleFrame(int flags, std::string_view payload, std::string& message, std::string* why);

@@ -31,7 +31,7 @@ struct Options {
   int transient_attempts = 5;  ///< per call, for 5xx and network faults
   int rate_limit_waits = 50;   ///< per call, for 429 retry_after waits
   int max_retry_after_seconds = 300;
-  std::size_t max_photo_bytes = 10 * 1024 * 1024;
+  std::size_t max_photo_bytes = std::size_t{10} * 1024 * 1024;
   /// TELEGRAM_ERROR_REPORTING=error|warn: copies of the host's log records of that level go
   /// to the owner, the first id of TELEGRAM_ALLOWED_USERS (a private chat's id is the
   /// user's id). off (the default) leaves chat_id empty.

@@ -233,9 +233,9 @@ std::string renderLine(std::string_view line) {
 // Accumulates the output; quotes are collected so one <blockquote> wraps the whole run.
 class BlockWriter {
  public:
-  void line(std::string html) {
+  void line(const std::string& html) {
     flushQuote();
-    add(std::move(html));
+    add(html);
   }
   void quoteLine(std::string_view text, bool starts_expandable) {
     if (!in_quote_) expandable_ = starts_expandable;
@@ -251,7 +251,7 @@ class BlockWriter {
   }
 
  private:
-  void add(std::string html) {
+  void add(const std::string& html) {
     if (!first_) out_ += '\n';
     first_ = false;
     out_ += html;

@@ -1,6 +1,7 @@
 #pragma once
 /// FakeProvider: a gantry::Provider that plays a script of replies — text (maybe streamed),
-/// tool calls, failures, or a stall that lasts until the turn is cancelled — and records
+/// tool calls, failures, a stall that lasts until the turn is cancelled, or a reply held back
+/// until the test releases it — and records
 /// every request it was sent. Thread-safe.
 
 #include <condition_variable>
@@ -48,10 +49,26 @@ class FakeProvider final : public Provider {
     push(std::move(step));
   }
 
+  /// Queues a reply with this text that returns once release() is called (or cancelled if the
+  /// turn is cancelled first).
+  void hold(std::string text) {
+    Step step;
+    step.response.message.content = std::move(text);
+    step.held = true;
+    push(std::move(step));
+  }
+  /// Lets held replies return.
+  void release() {
+    std::lock_guard lock(mutex_);
+    released_ = true;
+    cv_.notify_all();
+  }
+
   Result<ChatResponse> chat(const ChatRequest& request, const StreamCallbacks* callbacks,
                             const CancelToken& cancel) noexcept override {
     Step step = take(request);
     if (step.stall) return waitForCancel(cancel);
+    if (step.held && !waitForRelease(cancel)) return Status::cancelled();
     if (!step.status.isOk()) return step.status;
     if (callbacks && callbacks->on_text) {
       for (const auto& delta : step.deltas) callbacks->on_text(delta);
@@ -77,6 +94,7 @@ class FakeProvider final : public Provider {
     std::vector<std::string> deltas;
     Status status = Status::ok();
     bool stall = false;
+    bool held = false;
   };
 
   void push(Step step) {
@@ -113,8 +131,26 @@ class FakeProvider final : public Provider {
     return Status::cancelled();
   }
 
+  /// True once released, false when cancelled first (or after a guard time).
+  bool waitForRelease(const CancelToken& cancel) {
+    auto id = cancel.subscribe([this] {
+      std::lock_guard lock(mutex_);
+      cv_.notify_all();
+    });
+    bool released = false;
+    {
+      std::unique_lock lock(mutex_);
+      released = cv_.wait_for(lock, std::chrono::seconds(10), [&] {
+        return released_ || cancel.cancelled();
+      }) && released_;
+    }
+    cancel.unsubscribe(id);
+    return released;
+  }
+
   std::mutex mutex_;
   std::condition_variable cv_;
+  bool released_ = false;
   std::deque<Step> script_;
   std::vector<Request> requests_;
 };

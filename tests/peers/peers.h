@@ -36,9 +36,9 @@ inline std::string script(const std::string& package) {
 
 /// Skips the calling Catch2 test (include catch.hpp first) when the peers are not installed; fails
 /// it when they are but `package` or the pinned Node is missing. Yields the script path otherwise.
-#define GANTRY_REQUIRE_PEER(script, package)                                           \
-  const auto script = gantry::testing::peers::script(package);                         \
-  if (script.empty()) {                                                                \
+#define GANTRY_REQUIRE_PEER(var, package)                                              \
+  const auto var = gantry::testing::peers::script(package);                            \
+  if ((var).empty()) {                                                                 \
     if (gantry::testing::peers::installed()) {                                         \
       FAIL("tests/peers is installed but " << (package) << " or its Node is missing"); \
     }                                                                                  \

@@ -6,13 +6,11 @@
 #include <Poco/Net/HTTPClientSession.h>
 #include <Poco/Net/HTTPRequest.h>
 #include <Poco/Net/HTTPResponse.h>
-#include <Poco/Net/HTTPSClientSession.h>
 #include <Poco/Net/NetException.h>
+#include <Poco/Net/SSLException.h>
 #include <Poco/Net/SecureStreamSocket.h>
 #include <Poco/Net/StreamSocket.h>
 #include <Poco/URI.h>
-
-#include <memory>
 
 namespace gantry::fetch {
 namespace {
@@ -81,16 +79,30 @@ Poco::Net::StreamSocket connectTo(const std::vector<IpAddress>& addresses, std::
   throw Poco::Net::NetException("cannot connect (" + errors + ")");
 }
 
-std::unique_ptr<Poco::Net::HTTPClientSession> session(const Target& target,
-                                                      Poco::Net::StreamSocket socket) {
-  if (target.uri.getScheme() == "http")
-    return std::make_unique<Poco::Net::HTTPClientSession>(socket);
+/// The connected socket, in TLS for https: SNI and certificate verification use the name,
+/// while the socket is already connected to the checked address.
+Poco::Net::StreamSocket secured(const Target& target, const Poco::Net::StreamSocket& socket) {
+  if (target.uri.getScheme() == "http") return socket;
+  // The system's CAs (OpenSSL's defaults, so SSL_CERT_FILE and SSL_CERT_DIR apply). STRICT,
+  // since under RELAXED Poco skips the name check for a name the system resolves to loopback.
   static const Poco::Net::Context::Ptr context = new Poco::Net::Context(
-      Poco::Net::Context::TLS_CLIENT_USE, "", "", "", Poco::Net::Context::VERIFY_RELAXED, 9, true);
-  // SNI and certificate verification use the name, while the socket is already connected
-  // to the checked address.
-  auto secure = Poco::Net::SecureStreamSocket::attach(socket, target.host, context);
-  return std::make_unique<Poco::Net::HTTPSClientSession>(secure);
+      Poco::Net::Context::TLS_CLIENT_USE, "", "", "", Poco::Net::Context::VERIFY_STRICT, 9, true);
+  return Poco::Net::SecureStreamSocket::attach(socket, target.host, context);
+}
+
+/// A certificate refusal said plainly and not retried; other TLS faults (a handshake cut
+/// short) may pass on a retry.
+Status tlsFailure(const std::string& url, const std::string& host,
+                  const Poco::Net::SSLException& e) {
+  if (dynamic_cast<const Poco::Net::CertificateValidationException*>(&e) != nullptr) {
+    return Status::error("fetch " + url + ": TLS: the certificate is not valid for '" + host +
+                         "'; refused");
+  }
+  if (e.message().find("certificate verify failed") != std::string::npos) {
+    return Status::error("fetch " + url + ": TLS: the certificate of '" + host +
+                         "' is not trusted (" + e.message() + "); refused");
+  }
+  return Status::retry("fetch " + url + ": TLS: " + e.displayText());
 }
 
 std::string readBody(std::istream& in, std::uint64_t cap, bool* truncated) {
@@ -118,14 +130,16 @@ Poco::Net::HTTPRequest buildRequest(const Target& target) {
   return request;
 }
 
-Hop exchange(const Target& target, Poco::Net::StreamSocket socket, const FetchOptions& options,
-             Clock::time_point deadline) {
-  auto http = session(target, std::move(socket));
-  http->setTimeout(remaining(deadline));
+Hop exchange(const Target& target, const Poco::Net::StreamSocket& socket,
+             const FetchOptions& options, Clock::time_point deadline) {
+  // A plain session for https too, over the TLS socket: Poco 1.11's HTTPSClientSession(socket)
+  // sets the port of what is then a connected session, which throws.
+  Poco::Net::HTTPClientSession http(secured(target, socket));
+  http.setTimeout(remaining(deadline));
   auto request = buildRequest(target);
-  http->sendRequest(request);
+  http.sendRequest(request);
   Poco::Net::HTTPResponse response;
-  std::istream& raw = http->receiveResponse(response);
+  std::istream& raw = http.receiveResponse(response);
   Hop hop;
   hop.result.status = static_cast<int>(response.getStatus());
   hop.result.final_url = target.uri.toString();
@@ -197,6 +211,8 @@ Result<FetchResult> Fetcher::fetch(const std::string& url) const {
       const auto port = target->uri.getPort();
       result = exchange(target.value(), connectTo(addresses.value(), port, deadline), options_,
                         deadline);
+    } catch (const Poco::Net::SSLException& e) {
+      return tlsFailure(current, target->host, e);
     } catch (const Poco::Exception& e) {
       return Status::retry("fetch " + current + ": " + e.displayText());
     }

@@ -17,8 +17,9 @@ namespace gantry::fetch {
 
 struct FetchOptions {
   Allowlist allow;
-  std::uint64_t max_bytes = 2 * 1024 * 1024;  ///< body bytes kept; the rest is cut, noted
-  std::chrono::seconds timeout{20};           ///< the whole fetch, redirects included
+  /// Body bytes kept; the rest is cut, noted.
+  std::uint64_t max_bytes = std::uint64_t{2} * 1024 * 1024;
+  std::chrono::seconds timeout{20};  ///< the whole fetch, redirects included
   int max_redirects = 5;
   bool allow_loopback = false;  ///< tests only: loopback addresses pass the address check
 };

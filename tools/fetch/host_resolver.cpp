@@ -42,6 +42,10 @@ Result<std::vector<IpAddress>> systemResolve(const std::string& host) {
   return out;
 }
 
+Status notAnAddress(const std::string& hosts_file, const std::string& word) {
+  return Status::error("--hosts " + hosts_file + ": '" + word + "' is not an address");
+}
+
 }  // namespace
 
 std::optional<IpAddress> numericHost(const std::string& host) {
@@ -69,8 +73,7 @@ Result<HostResolver> HostResolver::load(const std::string& hosts_file) {
     if (!(words >> name)) continue;
     while (words >> address) {
       auto ip = IpAddress::parse(address);
-      if (!ip)
-        return Status::error("--hosts " + hosts_file + ": '" + address + "' is not an address");
+      if (!ip) return notAnAddress(hosts_file, address);
       resolver.fixed_[normaliseHost(name)].push_back(*ip);
     }
   }

@@ -79,7 +79,7 @@ Status listInto(Walk& walk, const RelPath& path, int depth, int level) {
   if (!entries.isOk()) return entries.status();
   for (const auto& entry : entries.value()) {
     if (walk.full()) return Status::ok();
-    walk.emit(std::string(2 * level, ' ') + describeEntry(entry));
+    walk.emit(std::string(2 * static_cast<std::size_t>(level), ' ') + describeEntry(entry));
     if (!S_ISDIR(entry.st.st_mode) || level + 1 >= depth) continue;
     auto sub = child(path, entry.name);
     if (sub.isOk()) listInto(walk, sub.value(), depth, level + 1);

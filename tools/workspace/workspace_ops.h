@@ -15,9 +15,10 @@ namespace gantry::workspace {
 
 /// Caps applied to every call.
 struct Limits {
-  std::uint64_t max_file_bytes = 1024 * 1024;  ///< larger files are refused, not cut
-  std::uint64_t max_list = 1000;               ///< entries listed or search hits returned
-  std::uint64_t max_scan = 10000;              ///< entries a search visits
+  /// Larger files are refused, not cut.
+  std::uint64_t max_file_bytes = std::uint64_t{1024} * 1024;
+  std::uint64_t max_list = 1000;   ///< entries listed or search hits returned
+  std::uint64_t max_scan = 10000;  ///< entries a search visits
 };
 
 /// Lines [offset, offset + limit) of a UTF-8 text file (offset counts from 0). A file that is

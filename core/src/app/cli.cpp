@@ -8,14 +8,14 @@
 #include <vector>
 
 #include "app/daemon.h"
-#include "app/doctor_command.h"
 #include "app/init_command.h"
-#include "app/status_command.h"
 #include "approvals/approvals_command.h"
 #include "config/config.h"
 #include "cron/cron_command.h"
 #include "cron/cron_options.h"
 #include "gantry/abi.h"
+#include "health/doctor_command.h"
+#include "health/status_command.h"
 #include "log/log.h"
 #include "mcp/host.h"
 #include "mcp/manifest.h"
@@ -270,12 +270,12 @@ int main(int argc, char** argv) {
   static const std::map<std::string, int (*)(const Args&)> kCommands = {
       {"run", runCommand},
       {"version", versionCommand},
-      {"status", statusCommand},
+      {"status", health::statusCommand},
       {"tools", toolsCommand},
       {"auth", authCommand},
       {"memory", memoryCommand},
       {"cron", cronCommand},
-      {"doctor", doctorCommand},
+      {"doctor", health::doctorCommand},
       {"secret", secretCommand},
       {"search", searchCommand},
       {"usage", usageCommand},

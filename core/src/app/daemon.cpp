@@ -19,7 +19,6 @@
 #include "app/recording_provider.h"
 #include "app/reexec.h"
 #include "app/signals.h"
-#include "app/status_text.h"
 #include "approvals/approvals.h"
 #include "chat/chat_service.h"
 #include "chat/redacting_channel.h"
@@ -27,6 +26,7 @@
 #include "cron/cron_options.h"
 #include "cron/cron_tools.h"
 #include "cron/scheduler.h"
+#include "health/status_text.h"
 #include "log/log.h"
 #include "mcp/host.h"
 #include "mcp/manifest.h"
@@ -258,7 +258,6 @@ class Daemon {
       log::info("mcp_manifest_missing", {{"path", config_.mcp_manifest}, {"servers", "0"}});
     }
     mcp::McpOptions options;
-    options.tool_timeout = std::chrono::seconds(config_.tool_timeout_seconds);
     options.schema_max_tokens = static_cast<std::size_t>(config_.tool_schema_max_tokens);
     mcp_ = take(mcp::McpHost::start(manifest, options));
     addMemoryTools();
@@ -336,11 +335,10 @@ class Daemon {
   }
 
   chat::CommandTexts commandTexts() {
-    StatusInputs inputs{&config_,  store_.get(), provider_.get(),
-                        &catalog_, mcp_.get(),   zone_ ? &*zone_ : nullptr,
-                        started_};
-    return {[inputs](const std::string& chat_id) { return statusText(inputs, chat_id); },
-            [inputs] { return toolsText(inputs); }};
+    health::StatusInputs inputs{
+        &config_, store_.get(), provider_.get(), &catalog_, zone_ ? &*zone_ : nullptr, started_};
+    return {[inputs](const std::string& chat_id) { return health::statusText(inputs, chat_id); },
+            [inputs] { return health::toolsText(inputs); }};
   }
 
   void startBackground() {

@@ -24,6 +24,7 @@ int reexecSelf() {
     start = end + 1;
   }
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (auto& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
   log::info("restarting", {{"reason", "vault changed"}});

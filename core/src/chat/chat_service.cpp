@@ -59,7 +59,7 @@ class ChatService::Worker {
     std::lock_guard lock(mutex_);
     bubbles_.push_back(std::move(message));
     bubble_ids_.push_back(inbox_id);
-    last_bubble_ = Clock::now();
+    last_bubble_ = s_.options_.settle_clock->now();
     if (!ordered() && current_ && current_user_) {
       current_->cancel();  // the new bubble joins the interrupted one
       settle_ = true;
@@ -163,12 +163,14 @@ class ChatService::Worker {
     return m;
   }
 
+  /// Each bubble (addBubble notifies cv_) moves the end of the quiet period.
   void waitForQuiet(std::unique_lock<std::mutex>& lock) {
     auto settle = std::chrono::milliseconds(s_.options_.coalesce_settle_ms);
+    SettleClock& clock = *s_.options_.settle_clock;
     while (!stop_ && settle_) {
       auto quiet_at = last_bubble_ + settle;
-      if (Clock::now() >= quiet_at) break;
-      cv_.wait_until(lock, quiet_at);
+      if (clock.now() >= quiet_at) break;
+      clock.waitUntil(cv_, lock, quiet_at);
     }
     settle_ = false;
   }
@@ -292,7 +294,7 @@ class ChatService::Worker {
   bool busy_ = false;
   bool stop_ = false;
   std::string carried_;
-  Clock::time_point last_bubble_{};
+  SettleClock::TimePoint last_bubble_{};
   std::thread thread_;
 };
 

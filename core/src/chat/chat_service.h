@@ -18,6 +18,7 @@
 #include "approvals/approvals.h"
 #include "chat/approval_follow_up.h"
 #include "chat/reply_stream.h"
+#include "chat/settle_clock.h"
 #include "gantry/channel.h"
 #include "store/inbox_repo.h"
 #include "store/message_repo.h"
@@ -29,6 +30,8 @@ namespace gantry::chat {
 struct ChatOptions {
   StreamOptions stream;
   int coalesce_settle_ms = 2000;  ///< 0 = off: every message is its own turn
+  /// What the settle time is measured by; not owned, outlives the service.
+  SettleClock* settle_clock = &steadySettleClock();
 };
 
 /// Texts for /status and /tools, supplied by the application.

@@ -11,7 +11,9 @@ namespace gantry::cron {
 namespace {
 
 constexpr int64_t kMinuteMs = 60'000;
-constexpr int64_t kMaxEveryMs = 366LL * 24 * 60 * kMinuteMs;
+constexpr int64_t kHourMs = 60 * kMinuteMs;
+constexpr int64_t kDayMs = 24 * kHourMs;
+constexpr int64_t kMaxEveryMs = 366 * kDayMs;
 
 constexpr std::array<std::string_view, 12> kMonthNames = {"jan", "feb", "mar", "apr", "may", "jun",
                                                           "jul", "aug", "sep", "oct", "nov", "dec"};
@@ -262,8 +264,8 @@ Result<int64_t> parseDuration(const std::string& text, std::string_view spec) {
     int64_t amount = std::min<int64_t>(*parseNumber(spec.substr(i, digits - i)), kMaxEveryMs);
     int64_t unit_ms = 0;
     switch (std::tolower(static_cast<unsigned char>(spec[digits]))) {
-      case 'd': unit_ms = 24 * 60 * kMinuteMs; break;
-      case 'h': unit_ms = 60 * kMinuteMs; break;
+      case 'd': unit_ms = kDayMs; break;
+      case 'h': unit_ms = kHourMs; break;
       case 'm': unit_ms = kMinuteMs; break;
       case 's': unit_ms = 1000; break;
       default:

@@ -30,12 +30,14 @@ void closeFd(int* fd) {
 
 std::vector<std::string> flatten(const Environment& env) {
   std::vector<std::string> entries;
-  for (const auto& [name, value] : env) entries.push_back(name + "=" + value);
+  entries.reserve(env.size());
+  for (const auto& [name, value] : env) entries.emplace_back(name).append("=").append(value);
   return entries;
 }
 
 std::vector<char*> pointers(std::vector<std::string>& strings) {
   std::vector<char*> out;
+  out.reserve(strings.size() + 1);
   for (auto& text : strings) out.push_back(text.data());
   out.push_back(nullptr);
   return out;

@@ -66,12 +66,6 @@ McpServer* McpHost::server(const std::string& name) {
   return nullptr;
 }
 
-std::vector<ServerStatus> McpHost::servers() const {
-  std::vector<ServerStatus> out;
-  for (const auto& server : servers_) out.push_back(server->status());
-  return out;
-}
-
 std::size_t McpHost::estimatedTokens() const {
   std::size_t tokens = 0;
   for (const auto& server : servers_) tokens += server->status().est_tokens;

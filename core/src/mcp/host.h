@@ -32,10 +32,8 @@ class McpHost {
   std::vector<tools::ToolSource*> sources();
   /// The server called name, or null.
   McpServer* server(const std::string& name);
-  /// Snapshots of every server for /status.
-  std::vector<ServerStatus> servers() const;
-  /// Published tools with estimated tokens, one per line, grouped by server (for /tools
-  /// and `gantry tools`).
+  /// Published tools with estimated tokens, one per line, grouped by server, each server
+  /// with its state and last error (for `gantry tools`; /status and /tools read the catalog).
   std::string describeTools() const;
   /// Estimated tokens (chars/4) of every published MCP schema right now.
   std::size_t estimatedTokens() const;

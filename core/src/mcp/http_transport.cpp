@@ -51,7 +51,7 @@ bool startsWith(const std::string& text, const char* prefix) { return text.rfind
 /// Reads at most cap+1 bytes so an oversize body is detected without holding it all.
 std::string readCapped(std::istream& in, std::size_t cap) {
   std::string body;
-  std::string chunk(64 * 1024, '\0');
+  std::string chunk(std::size_t{64} * 1024, '\0');
   while (in && body.size() <= cap) {
     in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     body.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
@@ -287,7 +287,7 @@ void HttpTransport::readEvents(std::istream& body, Exchange& exchange) {
         exchange.answered = exchange.answered || (exchange.id && id == exchange.id);
         handler_->onOversize(id, length);
       });
-  std::string chunk(16 * 1024, '\0');
+  std::string chunk(std::size_t{16} * 1024, '\0');
   while (!exchange.answered && body.peek() != std::char_traits<char>::eof()) {
     const auto n = body.readsome(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     reader.feed(std::string_view(chunk.data(), static_cast<std::size_t>(n)));

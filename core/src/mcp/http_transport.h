@@ -25,8 +25,8 @@ namespace gantry::mcp {
 struct HttpOptions {
   std::string server;  ///< manifest name, for logs
   std::string url;
-  std::map<std::string, std::string> headers;  ///< resolved manifest headers
-  std::size_t body_cap = 4 * 1024 * 1024;      ///< per JSON body and per SSE event
+  std::map<std::string, std::string> headers;           ///< resolved manifest headers
+  std::size_t body_cap = std::size_t{4} * 1024 * 1024;  ///< per JSON body and per SSE event
 };
 
 class HttpTransport final : public Transport {

@@ -7,9 +7,6 @@
 namespace gantry::mcp {
 
 struct McpOptions {
-  /// Used when a caller gives no timeout (the memory backend); tool calls from the agent
-  /// loop carry TOOL_TIMEOUT_SECONDS in CallContext::timeout.
-  std::chrono::milliseconds tool_timeout{120000};
   /// TOOL_SCHEMA_MAX_TOKENS: >0 fails start() when published MCP schemas are estimated
   /// larger (chars/4).
   std::size_t schema_max_tokens = 0;

@@ -286,11 +286,15 @@ std::string McpServer::fingerprint(const std::string& name) const {
   // that now starts another command, talks to another URL or grants another policy.
   std::string entry = spec_.name + '\n' + spec_.command + '\n' + spec_.url + '\n' + spec_.prefix() +
                       '\n' + policyName(spec_.policy) + '\n';
-  for (const auto& arg : spec_.args) entry += "arg " + arg + '\n';
-  for (const auto& [key, value] : spec_.env) entry += "env " + key + '=' + value + '\n';
-  for (const auto& [key, value] : spec_.headers) entry += "header " + key + '=' + value + '\n';
+  for (const auto& arg : spec_.args) entry.append("arg ").append(arg).append("\n");
+  for (const auto& [key, value] : spec_.env) {
+    entry.append("env ").append(key).append("=").append(value).append("\n");
+  }
+  for (const auto& [key, value] : spec_.headers) {
+    entry.append("header ").append(key).append("=").append(value).append("\n");
+  }
   for (const auto& [tool, policy] : spec_.tool_policy) {
-    entry += "policy " + tool + '=' + policyName(policy) + '\n';
+    entry.append("policy ").append(tool).append("=").append(policyName(policy)).append("\n");
   }
   return entry + schema;
 }

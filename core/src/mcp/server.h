@@ -18,7 +18,7 @@ namespace gantry::mcp {
 enum class ServerState { kStarting, kUp, kDown, kStopped };
 const char* stateName(ServerState state);
 
-/// A snapshot for /status and `gantry tools`.
+/// A snapshot for the boot log and `gantry tools`.
 struct ServerStatus {
   std::string name;
   std::string transport;  ///< "stdio" or "http"

@@ -69,7 +69,7 @@ void addMemory(Proposal& proposal, const Poco::JSON::Object& entry) {
   proposal.memories.push_back(std::move(memory));
 }
 
-std::string normalized(std::string text) {
+std::string normalized(const std::string& text) {
   std::string out;
   for (char c : text) {
     auto u = static_cast<unsigned char>(c);

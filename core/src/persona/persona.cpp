@@ -58,7 +58,7 @@ Result<Persona> load(const std::string& dir) {
     if (content.find_first_not_of(" \t\r\n") == std::string::npos) continue;
     if (name == "USER.md") persona.user = content;
     if (!persona.text.empty()) persona.text += "\n\n";
-    persona.text += "# " + name + "\n" + content;
+    persona.text.append("# ").append(name).append("\n").append(content);
     persona.files.push_back(name);
   }
   if (ec) return Status::error("PERSONA_DIR: cannot list " + dir + ": " + ec.message());

@@ -27,9 +27,9 @@ struct FoldLimits {
 /// paragraph of at most ~150 words. The transcript is cut to the limits, newest dropped
 /// messages kept in full preference; tool results are abbreviated; user messages show the
 /// user's words without the context tail they were sent with. Runs on the calling thread
-/// (the agent worker, or a background thread) and returns once cancel is cancelled or
-/// limits.timeout has passed. On failure (provider error, cancellation, timeout, an empty
-/// reply) returns the Status and the caller keeps old_summary.
+/// (the turn's, through Conversation::bound) and returns at the latest once cancel is
+/// cancelled or limits.timeout has passed. On failure (provider error, cancellation,
+/// timeout, an empty reply) returns the Status and the caller keeps old_summary.
 Result<std::string> foldSummary(Provider& provider, const std::string& old_summary,
                                 const std::vector<ChatMessage>& dropped, const CancelToken& cancel,
                                 const FoldLimits& limits = {});

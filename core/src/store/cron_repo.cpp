@@ -118,6 +118,7 @@ Result<std::vector<CronJob>> CronRepo::select(const std::string& where_order,
     }
     stmt.execute();
     std::vector<CronJob> jobs;
+    jobs.reserve(rows.size());
     for (const auto& row : rows) jobs.push_back(toJob(row));
     return jobs;
   } catch (const Poco::Exception& e) {
@@ -238,6 +239,7 @@ Result<std::vector<CronRun>> CronRepo::runs(int64_t job_id) {
                            "FROM cron_runs WHERE job_id = ? ORDER BY id",
         use(job), into(rows), now;
     std::vector<CronRun> out;
+    out.reserve(rows.size());
     for (const auto& row : rows) out.push_back(toRun(row));
     return out;
   } catch (const Poco::Exception& e) {

@@ -408,6 +408,7 @@ Result<std::vector<MemoryConflict>> MemoryRepo::conflicts(bool include_resolved)
                "FROM memory_conflicts WHERE ? = 1 OR resolved = 0 ORDER BY id DESC",
             use(all), into(rows), now;
         std::vector<MemoryConflict> out;
+        out.reserve(rows.size());
         for (const auto& t : rows) {
           out.push_back(
               {t.get<0>(), t.get<1>(), t.get<2>(), t.get<3>(), t.get<4>(), t.get<5>() != 0});

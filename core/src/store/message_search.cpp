@@ -35,6 +35,7 @@ Result<std::vector<MessageHit>> searchMessages(Store& store, std::string_view qu
                    "WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?",
             use(expression), use(limit), into(rows), now;
         std::vector<MessageHit> hits;
+        hits.reserve(rows.size());
         for (const auto& row : rows) {
           hits.push_back({row.get<0>(), row.get<1>(), row.get<2>(), oneLine(row.get<3>())});
         }

@@ -53,6 +53,7 @@ Result<std::vector<SessionSummary>> SessionRepo::recentSummaries(int64_t since_m
                    "WHERE summary != '' AND updated_at > ? ORDER BY updated_at DESC LIMIT ?",
             use(since), use(limit), into(rows), now;
         std::vector<SessionSummary> out;
+        out.reserve(rows.size());
         for (const auto& t : rows) out.push_back({t.get<0>(), t.get<1>(), t.get<2>(), t.get<3>()});
         return out;
       });

@@ -37,6 +37,7 @@ Result<std::vector<UsageDay>> UsageRepo::daily(int days, int64_t now_ms) {
                    "GROUP BY day ORDER BY day",
             use(since), into(rows), now;
         std::vector<UsageDay> out;
+        out.reserve(rows.size());
         for (const auto& row : rows) {
           out.push_back(
               {row.get<0>(), row.get<1>(), row.get<2>(), row.get<3>(), row.get<4>(), row.get<5>()});

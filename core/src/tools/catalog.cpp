@@ -71,6 +71,7 @@ Resolution Catalog::resolve(std::string_view requested) const {
     return {match->source, match->name, true, {}};
   }
   std::vector<std::string> names;
+  names.reserve(entries.size());
   for (const auto& entry : entries) names.push_back(entry.name);
   return {nullptr, {}, false, closestNames(requested, names, kMaxCandidates)};
 }

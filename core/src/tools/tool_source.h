@@ -31,11 +31,12 @@ inline const char* policyName(Policy policy) {
   return "allow";
 }
 
-/// Who is calling: the chat a call belongs to (cron jobs push to it).
+/// Who is calling and within what: the chat a call belongs to (cron jobs push to it), the
+/// turn's cancellation and the call's time limit.
 struct CallContext {
   std::string chat_id;
-  const CancelToken* cancel = nullptr;  ///< never null when called by the agent loop
-  std::chrono::milliseconds timeout{120000};
+  const CancelToken* cancel = nullptr;        ///< never null when called by the agent loop
+  std::chrono::milliseconds timeout{120000};  ///< TOOL_TIMEOUT_SECONDS from the agent loop
 };
 
 /// Implementations are thread-safe: calls of one round run concurrently.

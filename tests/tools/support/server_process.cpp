@@ -10,6 +10,7 @@
 
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 namespace gantry::testing {
 namespace {
@@ -20,15 +21,36 @@ std::string toText(const Poco::Dynamic::Var& value) {
   return out.str();
 }
 
-[[noreturn]] void execChild(const std::string& program, const std::vector<std::string>& args,
-                            int in, int out) {
+/// argv or envp for exec: the strings' own buffers, null-terminated.
+std::vector<char*> pointers(const std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  out.reserve(strings.size() + 1);
+  for (const auto& s : strings) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+/// This process's environment with the extra "NAME=value" entries replacing their names.
+std::vector<std::string> inheritedPlus(const std::vector<std::string>& extra) {
+  auto replaced = [&](std::string_view entry) {
+    for (const auto& e : extra) {
+      if (entry.substr(0, entry.find('=') + 1) == e.substr(0, e.find('=') + 1)) return true;
+    }
+    return false;
+  };
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (!replaced(*e)) env.emplace_back(*e);
+  }
+  env.insert(env.end(), extra.begin(), extra.end());
+  return env;
+}
+
+/// Only async-signal-safe calls here: the test process has threads (its local servers).
+[[noreturn]] void execChild(char* const* argv, char* const* envp, int in, int out) {
   ::dup2(in, STDIN_FILENO);
   ::dup2(out, STDOUT_FILENO);
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(program.c_str()));
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  ::execv(program.c_str(), argv.data());
+  ::execve(argv[0], argv, envp);
   ::_exit(127);
 }
 
@@ -38,14 +60,20 @@ std::string toolBinary(const std::string& name) {
   return std::string(GANTRY_BUILD_DIR) + "/" + name;
 }
 
-ServerProcess::ServerProcess(const std::string& program, const std::vector<std::string>& args) {
+ServerProcess::ServerProcess(const std::string& program, const std::vector<std::string>& args,
+                             const std::vector<std::string>& env) {
+  std::vector<std::string> argv_strings = {program};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  const auto argv = pointers(argv_strings);
+  const auto env_strings = inheritedPlus(env);
+  const auto envp = pointers(env_strings);
   int to_child[2];
   int from_child[2];
   if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0) {
     throw std::runtime_error("pipe failed");
   }
   pid_ = ::fork();
-  if (pid_ == 0) execChild(program, args, to_child[0], from_child[1]);
+  if (pid_ == 0) execChild(argv.data(), envp.data(), to_child[0], from_child[1]);
   ::close(to_child[0]);
   ::close(from_child[1]);
   in_ = to_child[1];

@@ -19,8 +19,10 @@ struct CallResult {
 /// A running server; killed and reaped on destruction. Not thread-safe.
 class ServerProcess final {
  public:
-  /// Starts program with args and completes the initialize handshake.
-  ServerProcess(const std::string& program, const std::vector<std::string>& args);
+  /// Starts program with args, this process's environment plus env ("NAME=value" entries),
+  /// and completes the initialize handshake.
+  ServerProcess(const std::string& program, const std::vector<std::string>& args,
+                const std::vector<std::string>& env = {});
   ~ServerProcess();
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;

@@ -8,6 +8,7 @@
 #include "chat/chat_service.h"
 #include "fakes/fake_channel.h"
 #include "unit/agent/agent_fixture.h"
+#include "unit/chat/manual_settle_clock.h"
 
 namespace gantry::testing {
 
@@ -17,15 +18,16 @@ inline ChannelCaps editable() {
   return caps;
 }
 
-/// A chat service over the agent fixture and a fake channel; no settle wait worth noticing
-/// (the join of bubbles does not depend on it), no spin-up notice unless asked for.
+/// A chat service over the agent fixture and a fake channel, settling bubbles for the default
+/// 2000 ms on a manual clock (a test advances it); no spin-up notice unless asked for.
 struct ChatFixture : AgentFixture {
   FakeChannel channel;
+  ManualSettleClock clock;
   chat::ChatOptions chat_options;
   std::unique_ptr<chat::ChatService> service_;
 
   explicit ChatFixture(ChannelCaps caps = {}) : channel(caps) {
-    chat_options.coalesce_settle_ms = 1;
+    chat_options.settle_clock = &clock;
     chat_options.stream.spinup_ms = 0;
   }
   chat::ChatService& service() {

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "unit/chat/chat_fixture.h"
+#include "unit/chat/manual_settle_clock.h"
 
 using gantry::ChannelCaps;
 using gantry::Role;
@@ -14,6 +15,14 @@ using gantry::testing::call;
 using gantry::testing::ChatFixture;
 using gantry::testing::editable;
 using gantry::testing::FakeChannel;
+using gantry::testing::ManualSettleClock;
+using std::chrono::milliseconds;
+
+namespace {
+
+const ManualSettleClock::TimePoint kStart{};  // where the manual clock starts
+
+}  // namespace
 
 TEST_CASE("/status answers with the application's status text", "[chat]") {
   ChatFixture f;
@@ -61,13 +70,19 @@ TEST_CASE("/new starts a fresh session", "[chat]") {
   CHECK(f.record().empty());
 }
 
-TEST_CASE("a message during a turn cancels it and the bubbles run as one message", "[chat]") {
+TEST_CASE("bubbles during a turn cancel it and run as one message after the settle period",
+          "[chat]") {
   ChatFixture f;
   f.provider.stall();
   f.provider.reply("both answered");
   f.say("first part");
   REQUIRE(f.provider.waitForRequests(1));
   f.say("second part");
+  REQUIRE(f.clock.waitForSleep(kStart + milliseconds(2000)));
+  f.clock.advance(milliseconds(1999));
+  REQUIRE(f.clock.waitForSleep(kStart + milliseconds(2000)));
+  CHECK(f.provider.requests().size() == 1);  // still settling
+  f.clock.advance(milliseconds(1));
   f.service().drain();
   auto requests = f.provider.requests();
   REQUIRE(requests.size() == 2);
@@ -77,17 +92,61 @@ TEST_CASE("a message during a turn cancels it and the bubbles run as one message
   CHECK(f.channel.waitFor("both answered"));
 }
 
-TEST_CASE("ordered input gives every message its own turn", "[chat]") {
+TEST_CASE("a bubble before the settle period ends extends it", "[chat]") {
+  ChatFixture f;
+  f.provider.stall();
+  f.provider.reply("all answered");
+  f.say("one");
+  REQUIRE(f.provider.waitForRequests(1));
+  f.say("two");
+  REQUIRE(f.clock.waitForSleep(kStart + milliseconds(2000)));
+  f.clock.advance(milliseconds(1500));
+  f.say("three");
+  REQUIRE(f.clock.waitForSleep(kStart + milliseconds(3500)));
+  f.clock.advance(milliseconds(600));  // past the first period's end, not the extended one's
+  REQUIRE(f.clock.waitForSleep(kStart + milliseconds(3500)));
+  CHECK(f.provider.requests().size() == 1);
+  f.clock.advance(milliseconds(1400));
+  f.service().drain();
+  auto requests = f.provider.requests();
+  REQUIRE(requests.size() == 2);
+  CHECK(requests[1].messages.back().content == "one\ntwo\nthree");
+  CHECK(f.userMessages() == std::vector<std::string>{"one\ntwo\nthree"});
+}
+
+namespace {
+
+/// A message arriving while the first one's turn runs gets its own turn after it, with no
+/// cancel and no settle wait.
+void checkEachMessageRunsAlone(ChatFixture& f) {
+  f.provider.hold("one");
+  f.provider.reply("two");
+  f.say("a");
+  REQUIRE(f.provider.waitForRequests(1));
+  f.say("b");
+  f.provider.release();
+  f.service().drain();
+  auto requests = f.provider.requests();
+  REQUIRE(requests.size() == 2);
+  CHECK(requests[1].messages.back().content == "b");
+  CHECK(f.userMessages() == std::vector<std::string>{"a", "b"});
+  CHECK(f.channel.sent() == std::vector<std::string>{"one", "two"});
+  CHECK(f.clock.sleeps() == 0);
+}
+
+}  // namespace
+
+TEST_CASE("ordered input never coalesces: every message has its own turn", "[chat]") {
   ChannelCaps caps;
   caps.ordered_input = true;
   ChatFixture f(caps);
-  f.provider.reply("one");
-  f.provider.reply("two");
-  f.say("a");
-  f.say("b");
-  f.service().drain();
-  CHECK(f.userMessages() == std::vector<std::string>{"a", "b"});
-  CHECK(f.channel.sent() == std::vector<std::string>{"one", "two"});
+  checkEachMessageRunsAlone(f);
+}
+
+TEST_CASE("a settle time of 0 turns coalescing off", "[chat]") {
+  ChatFixture f;
+  f.chat_options.coalesce_settle_ms = 0;
+  checkEachMessageRunsAlone(f);
 }
 
 TEST_CASE("the first turn after start shows the spin-up notice at once", "[chat]") {

@@ -45,7 +45,8 @@ Object::Ptr parse(const std::string& text) {
 void collectViolations(const Object::Ptr& node, const std::string& path,
                        std::vector<std::string>* out) {
   for (const auto& key : node->getNames()) {
-    if (!kStrictKeywords.count(key)) out->push_back(path + ": keyword " + key);
+    if (!kStrictKeywords.count(key))
+      out->push_back(std::string(path).append(": keyword ").append(key));
   }
   if (node->has("properties")) {
     if (!node->has("additionalProperties") || node->getValue<bool>("additionalProperties")) {
@@ -57,8 +58,10 @@ void collectViolations(const Object::Ptr& node, const std::string& path,
     }
     auto properties = node->getObject("properties");
     for (const auto& name : properties->getNames()) {
-      if (!required.count(name)) out->push_back(path + ": " + name + " is not required");
-      collectViolations(properties->getObject(name), path + "." + name, out);
+      if (!required.count(name))
+        out->push_back(std::string(path).append(": ").append(name).append(" is not required"));
+      collectViolations(properties->getObject(name), std::string(path).append(".").append(name),
+                        out);
     }
   } else if (node->has("type") && node->get("type").toString() == "object") {
     out->push_back(path + ": an object without properties");

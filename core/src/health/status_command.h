@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-namespace gantry::app {
+namespace gantry::health {
 
 /// Exit 0 when the heartbeat is fresh (within 3 periods) and the channel received
 /// successfully within 3 periods; 1 otherwise. Prints what it found.
 int statusCommand(const std::vector<std::string>& args);
 
-}  // namespace gantry::app
+}  // namespace gantry::health

@@ -8,11 +8,10 @@
 #include "config/config.h"
 #include "cron/cron_options.h"
 #include "gantry/provider.h"
-#include "mcp/host.h"
 #include "store/store.h"
 #include "tools/catalog.h"
 
-namespace gantry::app {
+namespace gantry::health {
 
 /// Non-owning views of what the status reads; all outlive the chat service.
 struct StatusInputs {
@@ -20,7 +19,6 @@ struct StatusInputs {
   store::Store* store;
   Provider* provider;
   tools::Catalog* catalog;
-  mcp::McpHost* mcp;
   const cron::Zone* zone;  ///< null when cron is off
   int64_t started_ms;
 };
@@ -31,4 +29,4 @@ std::string toolsText(const StatusInputs& in);
 /// "3h 12m", "45s".
 std::string formatDuration(int64_t ms);
 
-}  // namespace gantry::app
+}  // namespace gantry::health

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-namespace gantry::app {
+namespace gantry::health {
 
 int doctorCommand(const std::vector<std::string>& args);
 
-}  // namespace gantry::app
+}  // namespace gantry::health

@@ -1,4 +1,4 @@
-#include "app/status_text.h"
+#include "health/status_text.h"
 
 #include "cron/cron_command.h"
 #include "session/history_bounds.h"
@@ -6,15 +6,19 @@
 #include "store/message_repo.h"
 #include "store/session_repo.h"
 #include "store/usage_repo.h"
+#include "tools/naming.h"
 
-namespace gantry::app {
+namespace gantry::health {
 namespace {
 
+std::size_t schemaTokens(const ToolSchema& s) {
+  return tools::estimateTokens(s.name, s.description, s.parameters_json);
+}
+
 std::size_t schemaTokens(const std::vector<ToolSchema>& schemas) {
-  std::size_t chars = 0;
-  for (const auto& s : schemas)
-    chars += s.name.size() + s.description.size() + s.parameters_json.size();
-  return chars / 4;
+  std::size_t tokens = 0;
+  for (const auto& s : schemas) tokens += schemaTokens(s);
+  return tokens;
 }
 
 std::string sessionLine(const StatusInputs& in, const std::string& chat_id) {
@@ -97,11 +101,9 @@ std::string toolsText(const StatusInputs& in) {
   std::string text = "Published tools (" + std::to_string(schemas.size()) + ", ~" +
                      std::to_string(schemaTokens(schemas)) + " tokens, estimate):";
   for (const auto& s : schemas) {
-    text += "\n- " + s.name + " (~" +
-            std::to_string((s.name.size() + s.description.size() + s.parameters_json.size()) / 4) +
-            " tokens)";
+    text += "\n- " + s.name + " (~" + std::to_string(schemaTokens(s)) + " tokens)";
   }
   return text;
 }
 
-}  // namespace gantry::app
+}  // namespace gantry::health

@@ -1,17 +1,17 @@
-#include "app/status_command.h"
+#include "health/status_command.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 
-#include "app/status_text.h"
 #include "config/config.h"
+#include "health/status_text.h"
 #include "store/heartbeat_repo.h"
 #include "vault/vault_location.h"
 
 namespace fs = std::filesystem;
 
-namespace gantry::app {
+namespace gantry::health {
 namespace {
 
 std::string ago(int64_t at, int64_t now) {
@@ -59,4 +59,4 @@ int statusCommand(const std::vector<std::string>& args) {
   return report(*hb.value());
 }
 
-}  // namespace gantry::app
+}  // namespace gantry::health

@@ -1,4 +1,4 @@
-#include "app/doctor_command.h"
+#include "health/doctor_command.h"
 
 #include <filesystem>
 #include <iostream>
@@ -11,7 +11,7 @@
 
 namespace fs = std::filesystem;
 
-namespace gantry::app {
+namespace gantry::health {
 namespace {
 
 int check(store::Store& store, bool repair) {
@@ -71,4 +71,4 @@ int doctorCommand(const std::vector<std::string>& args) {
   return check(*store.value(), repair);
 }
 
-}  // namespace gantry::app
+}  // namespace gantry::health
