@@ -110,12 +110,16 @@ class Agent::Turn {
 
   Status loadContext() {
     persona_ = a_.persona();
+    if (a_.publication_) {
+      a_.publication_->beginTurn(request_.chat_id);
+      listing_ = a_.publication_->listingBlock();
+    }
     return conversation_.bound(cancel_);
   }
 
   Result<ChatResponse> callModel(int round, bool tools_on) {
-    auto prompt = buildPrompt(persona_, conversation_.summary(), conversation_.history());
-    auto schemas = a_.catalog_.schemas();
+    auto prompt = buildPrompt(persona_, listing_, conversation_.summary(), conversation_.history());
+    auto schemas = publishedSchemas();
     ChatRequest request;
     request.messages = &prompt;
     request.tools = tools_on ? &schemas : nullptr;
@@ -137,11 +141,16 @@ class Agent::Turn {
     return response;
   }
 
+  /// Read again for every call: a server enabled in this turn joins from the next call on.
+  std::vector<ToolSchema> publishedSchemas() const {
+    return a_.publication_ ? a_.publication_->schemas(request_.chat_id) : a_.catalog_.schemas();
+  }
+
   /// The candidates' published schemas, so the retry keeps their parameters in view.
   std::string constrainedSchema() const {
     if (constrained_.empty()) return {};
     std::vector<ToolSchema> candidates;
-    auto published = a_.catalog_.schemas();
+    auto published = publishedSchemas();
     auto named = [](const std::vector<ToolSchema>& list, const std::string& name) {
       return std::find_if(list.begin(), list.end(),
                           [&](const ToolSchema& s) { return s.name == name; });
@@ -216,8 +225,8 @@ class Agent::Turn {
     if (!rows.isOk()) return rows.status();
     result_.progressed = true;
     auto tool_start = Clock::now();
-    Round context{a_.catalog_, request_.chat_id, cancel_,           a_.options_.runner,
-                  observer_,   a_.approvals_,    std::move(decided)};
+    Round context{a_.catalog_,   request_.chat_id,   cancel_,        a_.options_.runner, observer_,
+                  a_.approvals_, std::move(decided), a_.publication_};
     auto outcomes = runRound(message.tool_calls, context);
     tool_ms_ += msSince(tool_start);
     result_.tool_calls += static_cast<int>(outcomes.size());
@@ -322,6 +331,7 @@ class Agent::Turn {
   Clock::time_point start_;
   session::Conversation conversation_;
   std::string persona_;
+  std::string listing_;  ///< the lazy tool servers' listing, fixed for the turn
   TurnResult result_;
   std::optional<ReplyGate> gate_;
   std::vector<std::string> constrained_;
@@ -335,12 +345,13 @@ class Agent::Turn {
 std::string failureNotice(const Status& status) { return "⚠️ " + status.message(); }
 
 Agent::Agent(Provider& provider, tools::Catalog& catalog, store::Store& store, AgentOptions options,
-             approvals::Approvals* approvals)
+             approvals::Approvals* approvals, tools::Publication* publication)
     : provider_(provider),
       catalog_(catalog),
       store_(store),
       options_(std::move(options)),
-      approvals_(approvals) {}
+      approvals_(approvals),
+      publication_(publication) {}
 
 void Agent::setPersona(std::string text) {
   std::lock_guard lock(persona_mutex_);

@@ -18,6 +18,7 @@
 #include "session/conversation.h"
 #include "store/store.h"
 #include "tools/catalog.h"
+#include "tools/publication.h"
 
 namespace gantry::agent {
 
@@ -75,9 +76,10 @@ class Agent {
  public:
   /// provider, catalog, store and approvals are not owned and outlive the agent. The
   /// provider also folds dropped turns into the summary. Without approvals, `ask` tools are
-  /// refused.
+  /// refused. publication (not owned) decides what each chat's calls publish; without it the
+  /// whole catalog is.
   Agent(Provider& provider, tools::Catalog& catalog, store::Store& store, AgentOptions options,
-        approvals::Approvals* approvals = nullptr);
+        approvals::Approvals* approvals = nullptr, tools::Publication* publication = nullptr);
 
   /// Replaces the persona text (SIGHUP). Thread-safe; the next turn uses it.
   void setPersona(std::string text);
@@ -93,6 +95,7 @@ class Agent {
   store::Store& store_;
   AgentOptions options_;
   approvals::Approvals* approvals_;
+  tools::Publication* publication_;
   std::mutex persona_mutex_;
   std::string persona_;
 };
