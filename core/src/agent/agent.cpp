@@ -10,6 +10,8 @@
 #include "log/log.h"
 #include "session/history_bounds.h"
 #include "store/approval_repo.h"
+#include "store/message_repo.h"
+#include "store/session_repo.h"
 #include "tools/call_schema.h"
 #include "tools/hardening.h"
 
@@ -361,6 +363,28 @@ void Agent::setPersona(std::string text) {
 std::string Agent::persona() {
   std::lock_guard lock(persona_mutex_);
   return persona_;
+}
+
+StandingPrompt Agent::standingPrompt(const std::string& chat_id) {
+  StandingPrompt prompt;
+  prompt.persona = persona();
+  if (publication_) prompt.listing = publication_->listingBlock();
+  std::map<std::string, std::string> server_of;
+  for (const auto* source : catalog_.sources()) {
+    for (const auto& tool : source->tools()) server_of[tool.name] = source->server();
+  }
+  auto published = publication_ ? publication_->schemas(chat_id) : catalog_.schemas();
+  for (auto& schema : published) prompt.schemas[server_of[schema.name]].push_back(schema);
+  store::MessageRepo messages(store_);
+  auto session = messages.session(chat_id);
+  if (!session.isOk()) return prompt;
+  if (auto history = messages.history(session.value()); history.isOk()) {
+    prompt.history = std::move(history.value());
+  }
+  if (auto summary = store::SessionRepo(store_).summary(session.value()); summary.isOk()) {
+    prompt.summary = summary.value();
+  }
+  return prompt;
 }
 
 TurnResult Agent::run(const TurnRequest& request, TurnObserver& observer,

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/prompt_budget.h"
 #include "agent/tool_runner.h"
 #include "agent/turn_observer.h"
 #include "approvals/approvals.h"
@@ -85,6 +86,9 @@ class Agent {
   void setPersona(std::string text);
   /// Runs one turn to its final reply. Never throws.
   TurnResult run(const TurnRequest& request, TurnObserver& observer, const CancelToken& cancel);
+  /// The parts the chat's next turn starts with (for /tokens). Any thread; a part the store
+  /// cannot read comes back empty.
+  StandingPrompt standingPrompt(const std::string& chat_id);
 
  private:
   class Turn;

@@ -362,7 +362,15 @@ class Daemon {
                         &catalog_, mcp_.get(),   zone_ ? &*zone_ : nullptr,
                         started_};
     return {[inputs](const std::string& chat_id) { return statusText(inputs, chat_id); },
-            [inputs] { return toolsText(inputs); }};
+            [inputs] { return toolsText(inputs); },
+            [this](const std::string& chat_id) { return tokensText(chat_id); }};
+  }
+
+  /// /tokens: the chat's standing prompt, estimated, beside the last turn's reported count.
+  std::string tokensText(const std::string& chat_id) {
+    auto last = store::MessageRepo(*store_).lastTurn();
+    return agent::budgetText(agent::promptBudget(agent_->standingPrompt(chat_id)),
+                             last.isOk() ? last->prompt_tokens : 0);
   }
 
   void startBackground() {

@@ -31,10 +31,11 @@ struct ChatOptions {
   int coalesce_settle_ms = 2000;  ///< 0 = off: every message is its own turn
 };
 
-/// Texts for /status and /tools, supplied by the application.
+/// Texts for /status, /tools and /tokens, supplied by the application.
 struct CommandTexts {
   std::function<std::string(const std::string& chat_id)> status;
   std::function<std::string()> tools;
+  std::function<std::string(const std::string& chat_id)> tokens;
 };
 
 class ChatService final : public InboundSink {
