@@ -20,6 +20,7 @@ class FakeProvider final : public Provider {
   struct Request {
     std::vector<ChatMessage> messages;
     bool tools_offered = false;
+    std::vector<ToolSchema> tools;  ///< as offered, in order
     std::string response_schema_json;
   };
 
@@ -105,6 +106,7 @@ class FakeProvider final : public Provider {
   Step take(const ChatRequest& request) {
     std::lock_guard lock(mutex_);
     requests_.push_back({*request.messages, request.tools && !request.tools->empty(),
+                         request.tools ? *request.tools : std::vector<ToolSchema>{},
                          request.response_schema_json});
     cv_.notify_all();
     Step step;

@@ -26,6 +26,9 @@ class FakeToolSource final : public tools::ToolSource {
   Handler handler;
   /// The owner's policy by tool name; unlisted tools are allowed. Set before calls start.
   std::map<std::string, tools::Policy> policies;
+  /// The MCP server it stands for ("": a built-in), and that server's one-line summary.
+  std::string server_name;
+  std::string server_summary;
   /// Part of every published description: changing it changes the tools' schemas.
   std::string schema_version;
 
@@ -48,6 +51,8 @@ class FakeToolSource final : public tools::ToolSource {
     return result;
   }
   bool serialized() const override { return serialized_; }
+  std::string server() const override { return server_name; }
+  std::string summary() const override { return server_summary; }
   tools::Policy policy(const std::string& name) const override {
     auto found = policies.find(name);
     return found == policies.end() ? tools::Policy::kAllow : found->second;

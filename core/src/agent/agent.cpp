@@ -10,6 +10,8 @@
 #include "log/log.h"
 #include "session/history_bounds.h"
 #include "store/approval_repo.h"
+#include "store/message_repo.h"
+#include "store/session_repo.h"
 #include "tools/call_schema.h"
 #include "tools/hardening.h"
 
@@ -110,12 +112,16 @@ class Agent::Turn {
 
   Status loadContext() {
     persona_ = a_.persona();
+    if (a_.publication_) {
+      a_.publication_->beginTurn(request_.chat_id);
+      listing_ = a_.publication_->listingBlock();
+    }
     return conversation_.bound(cancel_);
   }
 
   Result<ChatResponse> callModel(int round, bool tools_on) {
-    auto prompt = buildPrompt(persona_, conversation_.summary(), conversation_.history());
-    auto schemas = a_.catalog_.schemas();
+    auto prompt = buildPrompt(persona_, listing_, conversation_.summary(), conversation_.history());
+    auto schemas = publishedSchemas();
     ChatRequest request;
     request.messages = &prompt;
     request.tools = tools_on ? &schemas : nullptr;
@@ -137,11 +143,16 @@ class Agent::Turn {
     return response;
   }
 
+  /// Read again for every call: a server enabled in this turn joins from the next call on.
+  std::vector<ToolSchema> publishedSchemas() const {
+    return a_.publication_ ? a_.publication_->schemas(request_.chat_id) : a_.catalog_.schemas();
+  }
+
   /// The candidates' published schemas, so the retry keeps their parameters in view.
   std::string constrainedSchema() const {
     if (constrained_.empty()) return {};
     std::vector<ToolSchema> candidates;
-    auto published = a_.catalog_.schemas();
+    auto published = publishedSchemas();
     auto named = [](const std::vector<ToolSchema>& list, const std::string& name) {
       return std::find_if(list.begin(), list.end(),
                           [&](const ToolSchema& s) { return s.name == name; });
@@ -216,8 +227,8 @@ class Agent::Turn {
     if (!rows.isOk()) return rows.status();
     result_.progressed = true;
     auto tool_start = Clock::now();
-    Round context{a_.catalog_, request_.chat_id, cancel_,           a_.options_.runner,
-                  observer_,   a_.approvals_,    std::move(decided)};
+    Round context{a_.catalog_,   request_.chat_id,   cancel_,        a_.options_.runner, observer_,
+                  a_.approvals_, std::move(decided), a_.publication_};
     auto outcomes = runRound(message.tool_calls, context);
     tool_ms_ += msSince(tool_start);
     result_.tool_calls += static_cast<int>(outcomes.size());
@@ -322,6 +333,7 @@ class Agent::Turn {
   Clock::time_point start_;
   session::Conversation conversation_;
   std::string persona_;
+  std::string listing_;  ///< the lazy tool servers' listing, fixed for the turn
   TurnResult result_;
   std::optional<ReplyGate> gate_;
   std::vector<std::string> constrained_;
@@ -335,12 +347,13 @@ class Agent::Turn {
 std::string failureNotice(const Status& status) { return "⚠️ " + status.message(); }
 
 Agent::Agent(Provider& provider, tools::Catalog& catalog, store::Store& store, AgentOptions options,
-             approvals::Approvals* approvals)
+             approvals::Approvals* approvals, tools::Publication* publication)
     : provider_(provider),
       catalog_(catalog),
       store_(store),
       options_(std::move(options)),
-      approvals_(approvals) {}
+      approvals_(approvals),
+      publication_(publication) {}
 
 void Agent::setPersona(std::string text) {
   std::lock_guard lock(persona_mutex_);
@@ -350,6 +363,28 @@ void Agent::setPersona(std::string text) {
 std::string Agent::persona() {
   std::lock_guard lock(persona_mutex_);
   return persona_;
+}
+
+StandingPrompt Agent::standingPrompt(const std::string& chat_id) {
+  StandingPrompt prompt;
+  prompt.persona = persona();
+  if (publication_) prompt.listing = publication_->listingBlock();
+  std::map<std::string, std::string> server_of;
+  for (const auto* source : catalog_.sources()) {
+    for (const auto& tool : source->tools()) server_of[tool.name] = source->server();
+  }
+  auto published = publication_ ? publication_->schemas(chat_id) : catalog_.schemas();
+  for (auto& schema : published) prompt.schemas[server_of[schema.name]].push_back(schema);
+  store::MessageRepo messages(store_);
+  auto session = messages.session(chat_id);
+  if (!session.isOk()) return prompt;
+  if (auto history = messages.history(session.value()); history.isOk()) {
+    prompt.history = std::move(history.value());
+  }
+  if (auto summary = store::SessionRepo(store_).summary(session.value()); summary.isOk()) {
+    prompt.summary = summary.value();
+  }
+  return prompt;
 }
 
 TurnResult Agent::run(const TurnRequest& request, TurnObserver& observer,

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/prompt_budget.h"
 #include "agent/tool_runner.h"
 #include "agent/turn_observer.h"
 #include "approvals/approvals.h"
@@ -18,6 +19,7 @@
 #include "session/conversation.h"
 #include "store/store.h"
 #include "tools/catalog.h"
+#include "tools/publication.h"
 
 namespace gantry::agent {
 
@@ -75,14 +77,18 @@ class Agent {
  public:
   /// provider, catalog, store and approvals are not owned and outlive the agent. The
   /// provider also folds dropped turns into the summary. Without approvals, `ask` tools are
-  /// refused.
+  /// refused. publication (not owned) decides what each chat's calls publish; without it the
+  /// whole catalog is.
   Agent(Provider& provider, tools::Catalog& catalog, store::Store& store, AgentOptions options,
-        approvals::Approvals* approvals = nullptr);
+        approvals::Approvals* approvals = nullptr, tools::Publication* publication = nullptr);
 
   /// Replaces the persona text (SIGHUP). Thread-safe; the next turn uses it.
   void setPersona(std::string text);
   /// Runs one turn to its final reply. Never throws.
   TurnResult run(const TurnRequest& request, TurnObserver& observer, const CancelToken& cancel);
+  /// The parts the chat's next turn starts with (for /tokens). Any thread; a part the store
+  /// cannot read comes back empty.
+  StandingPrompt standingPrompt(const std::string& chat_id);
 
  private:
   class Turn;
@@ -93,6 +99,7 @@ class Agent {
   store::Store& store_;
   AgentOptions options_;
   approvals::Approvals* approvals_;
+  tools::Publication* publication_;
   std::mutex persona_mutex_;
   std::string persona_;
 };

@@ -14,10 +14,11 @@ namespace gantry::agent {
 /// The fixed sentence that frames tool output as data. Part of the stable prefix.
 extern const char* const kToolFraming;
 
-/// Builds the messages to send: one system message (persona, framing, the block of summary
-/// when it is not empty), then history (bounded, oldest first, ending with the turn so far)
-/// as it is.
-std::vector<ChatMessage> buildPrompt(const std::string& persona, const std::string& summary,
+/// Builds the messages to send: one system message (persona, framing, the tool servers'
+/// listing and the block of summary when they are not empty), then history (bounded, oldest
+/// first, ending with the turn so far) as it is.
+std::vector<ChatMessage> buildPrompt(const std::string& persona, const std::string& listing,
+                                     const std::string& summary,
                                      const std::vector<ChatMessage>& history);
 
 }  // namespace gantry::agent

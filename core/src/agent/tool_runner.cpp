@@ -82,6 +82,7 @@ void runOne(CallOutcome& out, const tools::Resolution& resolution, Round& round)
     return;
   }
   out.call.name = resolution.name;
+  if (round.publication) round.publication->noteCall(round.chat_id, *resolution.source);
   if (out.call.arguments.empty()) out.call.arguments = "{}";
   if (auto refusal = argumentsRefusal(out.call.name, out.call.arguments); !refusal.empty()) {
     out.result = refusal;

@@ -15,6 +15,7 @@
 #include "gantry/message.h"
 #include "store/message_repo.h"
 #include "tools/catalog.h"
+#include "tools/publication.h"
 
 namespace gantry::agent {
 
@@ -46,6 +47,9 @@ struct Round {
   approvals::Approvals* approvals = nullptr;  ///< null: `ask` tools are refused
   /// A continuation's call id → the approval it was decided under (claimed, not asked).
   std::map<std::string, std::string> decided;
+  /// Renews the hold of each called server (and enables one called before it was); null:
+  /// everything is published.
+  tools::Publication* publication = nullptr;
 };
 
 /// Truncates text to max chars (UTF-8 safe) with a note saying how much was cut.

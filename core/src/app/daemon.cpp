@@ -42,6 +42,8 @@
 #include "store/message_repo.h"
 #include "store/task_repo.h"
 #include "tools/catalog.h"
+#include "tools/enable_tool.h"
+#include "tools/publication.h"
 #include "vault/vault_location.h"
 
 namespace fs = std::filesystem;
@@ -90,6 +92,7 @@ class Daemon {
     pruneIfDue();
     loadModules();
     startTools();
+    startPublication();
     checkVaultGeneration();
     startAgent();
     startApi();
@@ -265,6 +268,25 @@ class Daemon {
     for (auto* source : mcp_->sources()) catalog_.add(source);
   }
 
+  /// TOOL_PUBLISH; unset, the size of the MCP schemas at boot decides. Lazy adds mcp_enable.
+  void startPublication() {
+    const auto mcp_tokens = mcp_->estimatedTokens();
+    tools::PublishOptions options;
+    options.mode = config_.tool_publish == "lazy" ? tools::PublishMode::kLazy
+                   : config_.tool_publish == "eager"
+                       ? tools::PublishMode::kEager
+                       : tools::defaultPublishMode(mcp_tokens, config_.tool_eager_max_tokens);
+    options.hold = std::chrono::seconds(config_.tool_enable_hold_seconds);
+    publication_ = std::make_unique<tools::Publication>(catalog_, *store_, options);
+    const bool lazy = options.mode == tools::PublishMode::kLazy;
+    if (lazy) {
+      enable_tool_ = std::make_unique<tools::McpEnableTool>(*publication_);
+      catalog_.add(enable_tool_.get());
+    }
+    log::info("tool_publish",
+              {{"mode", lazy ? "lazy" : "eager"}, {"mcp_est_tokens", std::to_string(mcp_tokens)}});
+  }
+
   void addMemoryTools() {
     if (!config_.memory_enabled) return;
     if (config_.memory_backend == "builtin") {
@@ -293,8 +315,8 @@ class Daemon {
     options.runner.result_max_chars = static_cast<std::size_t>(config_.tool_result_max_chars);
     options.runner.approval_wait = std::chrono::seconds(config_.approval_wait_seconds);
     options.stream = config_.stream_replies;
-    agent_ =
-        std::make_unique<agent::Agent>(*provider_, catalog_, *store_, options, approvals_.get());
+    agent_ = std::make_unique<agent::Agent>(*provider_, catalog_, *store_, options,
+                                            approvals_.get(), publication_.get());
     agent_->setPersona(persona_.text);
     chat_ = std::make_unique<chat::ChatService>(*agent_, *chat_channel_, *store_, chatOptions(),
                                                 commandTexts(), approvals_.get());
@@ -338,7 +360,15 @@ class Daemon {
     health::StatusInputs inputs{
         &config_, store_.get(), provider_.get(), &catalog_, zone_ ? &*zone_ : nullptr, started_};
     return {[inputs](const std::string& chat_id) { return health::statusText(inputs, chat_id); },
-            [inputs] { return health::toolsText(inputs); }};
+            [inputs] { return health::toolsText(inputs); },
+            [this](const std::string& chat_id) { return tokensText(chat_id); }};
+  }
+
+  /// /tokens: the chat's standing prompt, estimated, beside the last turn's reported count.
+  std::string tokensText(const std::string& chat_id) {
+    auto last = store::MessageRepo(*store_).lastTurn();
+    return agent::budgetText(agent::promptBudget(agent_->standingPrompt(chat_id)),
+                             last.isOk() ? last->prompt_tokens : 0);
   }
 
   void startBackground() {
@@ -487,6 +517,8 @@ class Daemon {
   std::optional<cron::Zone> zone_;
   std::unique_ptr<cron::CronTools> cron_tools_;
   tools::Catalog catalog_;
+  std::unique_ptr<tools::Publication> publication_;
+  std::unique_ptr<tools::McpEnableTool> enable_tool_;
   std::unique_ptr<agent::Agent> agent_;
   std::unique_ptr<chat::ChatService> chat_;
   std::unique_ptr<api::TaskService> tasks_;

@@ -363,12 +363,14 @@ bool ChatService::handleCommand(const InboundMessage& m) {
     channel_.send(m.chat_id, texts_.status ? texts_.status(m.chat_id) : "");
   } else if (cmd == "/tools") {
     channel_.send(m.chat_id, texts_.tools ? texts_.tools() : "");
+  } else if (cmd == "/tokens") {
+    channel_.send(m.chat_id, texts_.tokens ? texts_.tokens(m.chat_id) : "");
   } else if (cmd == "/approve" || cmd == "/deny") {
     channel_.send(m.chat_id, decide(m, cmd == "/approve"));
   } else if (cmd == "/start" || cmd == "/help") {
     channel_.send(m.chat_id,
                   "Hi. Write to me as you would to a person. Commands: /new (fresh session, "
-                  "memory kept), /cancel (stop the current turn), /status, /tools, "
+                  "memory kept), /cancel (stop the current turn), /status, /tools, /tokens, "
                   "/approve ID and /deny ID (answer a tool's request for approval).");
   } else {
     return false;

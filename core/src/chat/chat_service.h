@@ -34,10 +34,11 @@ struct ChatOptions {
   SettleClock* settle_clock = &steadySettleClock();
 };
 
-/// Texts for /status and /tools, supplied by the application.
+/// Texts for /status, /tools and /tokens, supplied by the application.
 struct CommandTexts {
   std::function<std::string(const std::string& chat_id)> status;
   std::function<std::string()> tools;
+  std::function<std::string(const std::string& chat_id)> tokens;
 };
 
 class ChatService final : public InboundSink {

@@ -1,5 +1,6 @@
 #include "config/config.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <map>
@@ -115,6 +116,26 @@ void readLimits(Reader& r, Config& c) {
   r.integer("APPROVAL_WAIT_SECONDS", &c.approval_wait_seconds, 0, 900);
 }
 
+/// TOOL_ENABLE_HOLD: seconds, or a number with s, m or h.
+void readEnableHold(Reader& r, Config& c) {
+  static const std::regex kDuration("([0-9]{1,7})([smh]?)");
+  auto value = r.get("TOOL_ENABLE_HOLD");
+  std::smatch m;
+  if (!value) return;
+  if (!std::regex_match(*value, m, kDuration) || std::stol(m[1].str()) == 0) {
+    r.fail("TOOL_ENABLE_HOLD", *value, "is not a duration such as 90s, 30m or 6h");
+    return;
+  }
+  const long unit = m[2] == "h" ? 3600 : m[2] == "m" ? 60 : 1;
+  c.tool_enable_hold_seconds = static_cast<int>(std::min(std::stol(m[1].str()) * unit, 31536000L));
+}
+
+void readToolPublishing(Reader& r, Config& c) {
+  r.oneOf("TOOL_PUBLISH", {"lazy", "eager"}, &c.tool_publish);
+  r.integer("TOOL_EAGER_MAX_TOKENS", &c.tool_eager_max_tokens, 0, 100000000);
+  readEnableHold(r, c);
+}
+
 void readMemoryAndCron(Reader& r, Config& c) {
   r.boolean("MEMORY_ENABLED", &c.memory_enabled);
   r.text("MEMORY_BACKEND", &c.memory_backend);
@@ -191,6 +212,7 @@ Result<Config> load(const EnvLookup& env, const SecretLookup& secrets) {
   readModules(r, c);
   readPaths(r, c);
   readLimits(r, c);
+  readToolPublishing(r, c);
   readMemoryAndCron(r, c);
   readChat(r, c);
   readApi(r, c);

@@ -28,7 +28,10 @@ struct Config {
   int tool_max_iterations = 20;
   int tool_timeout_seconds = 120;
   int tool_schema_max_tokens = 0;
-  int approval_wait_seconds = 60;  ///< 0: an `ask` call parks at once
+  std::string tool_publish;              ///< "lazy", "eager", or "": lazy above the next limit
+  int tool_eager_max_tokens = 1000;      ///< est. MCP schema tokens published eagerly
+  int tool_enable_hold_seconds = 21600;  ///< TOOL_ENABLE_HOLD: 6h
+  int approval_wait_seconds = 60;        ///< 0: an `ask` call parks at once
   bool memory_enabled = true;
   std::string memory_backend = "builtin";  ///< or "mcp:<server>"
   int memory_consolidate_minutes = 30;

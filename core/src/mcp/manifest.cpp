@@ -117,6 +117,8 @@ const std::map<std::string, Reader>& readers() {
       {"headers", [](auto& n, auto& k, auto& s, auto& c) { readStringMap(n, k, &s.headers, c); }},
       {"tools", [](auto& n, auto& k, auto& s, auto& c) { readGlobs(n, k, &s.tools, c); }},
       {"exclude", [](auto& n, auto& k, auto& s, auto& c) { readGlobs(n, k, &s.exclude, c); }},
+      {"description",
+       [](auto& n, auto& k, auto& s, auto& c) { readString(n, k, &s.description, c); }},
       {"tools_prefix",
        [](auto& n, auto& k, auto& s, auto& c) { readString(n, k, &s.tools_prefix, c); }},
       {"auth_command",

@@ -29,6 +29,7 @@ struct ServerSpec {
   std::vector<std::string> tools;    ///< allowlist globs; empty = every tool
   std::vector<std::string> exclude;  ///< denylist globs
   std::string tools_prefix;
+  std::string description;  ///< one line for the lazy tool listing (optional)
   std::string auth_command;
   std::vector<std::string> auth_args;
   Policy policy = Policy::kAllow;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gantry/text/split.h"
 #include "log/log.h"
 #include "mcp/http_transport.h"
 #include "mcp/stdio_transport.h"
@@ -266,6 +267,18 @@ void McpServer::dropClient(bool kill) {
 std::vector<ToolSchema> McpServer::tools() const {
   std::lock_guard lock(mutex_);
   return published_;
+}
+
+std::string McpServer::summary() const {
+  constexpr std::size_t kMaxChars = 100;
+  std::string line = spec_.description;
+  if (line.empty()) {
+    std::lock_guard lock(mutex_);
+    if (!published_.empty()) line = published_.front().description;
+  }
+  line = line.substr(0, line.find('\n'));
+  if (line.size() <= kMaxChars) return line;
+  return line.substr(0, text::utf8Prefix(line, kMaxChars)) + "…";
 }
 
 std::string McpServer::remoteName(const std::string& published) const {

@@ -51,6 +51,9 @@ class McpServer final : public tools::ToolSource {
   tools::ToolResult call(const std::string& name, const std::string& arguments_json,
                          const tools::CallContext& context) override;
   bool serialized() const override { return spec_.isStdio(); }
+  std::string server() const override { return spec_.name; }
+  /// The manifest's description, else the first published tool's, cut to one short line.
+  std::string summary() const override;
   /// The manifest's policy for the tool (tool_policy first, then policy); kAllow for a name
   /// the server does not publish right now (such a call fails on its own).
   tools::Policy policy(const std::string& name) const override;

@@ -31,6 +31,8 @@ class Catalog {
   /// Finds the tool a model-written name means: exact, else repaired when exactly one tool
   /// can be meant, else unresolved with the closest candidates.
   Resolution resolve(std::string_view requested) const;
+  /// Every source, in the order added.
+  const std::vector<ToolSource*>& sources() const { return sources_; }
 
  private:
   std::vector<ToolSource*> sources_;

@@ -53,6 +53,14 @@ class ToolSource {
   virtual ToolResult call(const std::string& name, const std::string& arguments_json,
                           const CallContext& context) = 0;
 
+  /// The MCP server this source is, by its manifest name; "" for the built-ins, which are
+  /// always published (lazy publishing enables servers one at a time, tools/publication.h).
+  virtual std::string server() const { return {}; }
+
+  /// One line saying what the server is for, for the lazy listing in the system prompt;
+  /// "" when nothing describes it.
+  virtual std::string summary() const { return {}; }
+
   /// True when calls must run one at a time (a stdio server handles one request per line
   /// in order; concurrent calls to it are queued by the loop).
   virtual bool serialized() const { return false; }

@@ -62,6 +62,8 @@ struct AgentFixture {
   agent::AgentOptions options;
   std::atomic<int64_t> clock_skew_ms{0};  ///< moves the approvals' clock ahead
   approvals::Approvals approvals{temp.store(), approvalOptions()};
+  /// Set before agent() is first called to publish through it (else the whole catalog is).
+  std::unique_ptr<tools::Publication> publication;
   std::unique_ptr<agent::Agent> agent_;
 
   approvals::ApprovalOptions approvalOptions() {
@@ -77,7 +79,8 @@ struct AgentFixture {
   }
   agent::Agent& agent() {
     if (!agent_) {
-      agent_ = std::make_unique<agent::Agent>(provider, catalog, temp.store(), options, &approvals);
+      agent_ = std::make_unique<agent::Agent>(provider, catalog, temp.store(), options, &approvals,
+                                              publication.get());
       agent_->setPersona("You are a test.");
     }
     return *agent_;

@@ -37,6 +37,13 @@ TEST_CASE("/tools answers with the published tools", "[chat]") {
   CHECK(f.channel.sent() == std::vector<std::string>{"lookup ~10 tokens"});
 }
 
+TEST_CASE("/tokens answers with the application's breakdown of the chat's prompt", "[chat]") {
+  ChatFixture f;
+  f.say("/tokens");
+  CHECK(f.channel.sent() == std::vector<std::string>{"tokens of chat"});
+  CHECK(f.provider.requests().empty());
+}
+
 TEST_CASE("/cancel with nothing running says there is nothing to cancel", "[chat]") {
   ChatFixture f;
   f.say("/cancel");

@@ -108,3 +108,29 @@ TEST_CASE("secret:// references are resolved through the vault lookup, anywhere 
   CHECK(missing.status().message() ==
         "MCP_MANIFEST: secret://missing: not in the vault (gantry secret set missing)");
 }
+
+TEST_CASE("tool publishing defaults to deciding by size with a 6 h hold", "[config]") {
+  auto c = load(env({}));
+  REQUIRE(c.isOk());
+  CHECK(c->tool_publish.empty());
+  CHECK(c->tool_eager_max_tokens == 1000);
+  CHECK(c->tool_enable_hold_seconds == 6 * 3600);
+}
+
+TEST_CASE("TOOL_ENABLE_HOLD takes seconds, minutes or hours", "[config]") {
+  auto hold = [](const std::string& value) {
+    auto c = load(env({{"TOOL_ENABLE_HOLD", value}, {"TOOL_PUBLISH", "lazy"}}));
+    REQUIRE(c.isOk());
+    CHECK(c->tool_publish == "lazy");
+    return c->tool_enable_hold_seconds;
+  };
+  CHECK(hold("90") == 90);
+  CHECK(hold("90s") == 90);
+  CHECK(hold("30m") == 1800);
+  CHECK(hold("2h") == 7200);
+  CHECK(error({{"TOOL_ENABLE_HOLD", "6 hours"}}) ==
+        "TOOL_ENABLE_HOLD: \"6 hours\" is not a duration such as 90s, 30m or 6h");
+  CHECK(error({{"TOOL_ENABLE_HOLD", "0m"}}).rfind("TOOL_ENABLE_HOLD:", 0) == 0);
+  CHECK(error({{"TOOL_PUBLISH", "sometimes"}}) ==
+        "TOOL_PUBLISH: \"sometimes\" is not one of: lazy, eager");
+}

@@ -48,6 +48,7 @@ env     = { GARMIN_TOKEN = "garmin-token" }
 tools   = ["get_sleep", "get_*"]
 exclude = ["raw_*"]
 tools_prefix = "garm"
+description = "Sleep and HRV"
 auth_command = "garmin"
 auth_args = ["login"]
 policy  = "ask"
@@ -71,6 +72,7 @@ headers = { Authorization = "Bearer daemon-token" }
   CHECK(garmin.tools.size() == 2);
   CHECK(garmin.exclude == std::vector<std::string>{"raw_*"});
   CHECK(garmin.prefix() == "garm");
+  CHECK(garmin.description == "Sleep and HRV");
   CHECK(garmin.auth_command == "garmin");
   CHECK(garmin.auth_args == std::vector<std::string>{"login"});
   CHECK(garmin.policy == Policy::kAsk);

@@ -1,0 +1,42 @@
+#pragma once
+/// The standing prompt of a chat broken down (/tokens, `gantry tokens`): what every call of
+/// its next turn starts with, part by part. Every count is an estimate (chars/4) and is
+/// labelled so; the endpoint's own count of the last turn is shown beside it. Pure.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gantry/message.h"
+
+namespace gantry::agent {
+
+/// The parts, as the next turn would send them.
+struct StandingPrompt {
+  std::string persona;
+  std::string listing;  ///< the lazy tool servers' listing ("" when eager)
+  std::string summary;
+  std::vector<ChatMessage> history;
+  /// Published schemas by server; "" holds the built-ins.
+  std::map<std::string, std::vector<ToolSchema>> schemas;
+};
+
+/// One part: a label, its estimated tokens, and a detail such as "12 messages".
+struct BudgetRow {
+  std::string part;
+  std::size_t est_tokens = 0;
+  std::string detail;
+};
+
+/// The rows, in prompt order, ending with the total.
+std::vector<BudgetRow> promptBudget(const StandingPrompt& prompt);
+
+/// The /tokens reply. reported_prompt_tokens: the last turn's prompt tokens as the endpoint
+/// reported them (0: none reported).
+std::string budgetText(const std::vector<BudgetRow>& rows, int64_t reported_prompt_tokens);
+
+/// One row per line, tab-separated: part, est. tokens, detail; then `reported` when known.
+std::string budgetTsv(const std::vector<BudgetRow>& rows, int64_t reported_prompt_tokens);
+
+}  // namespace gantry::agent

@@ -1,0 +1,86 @@
+#pragma once
+/// Publication: which tool schemas each chat's model calls carry (TOOL_PUBLISH). Eager
+/// publishes the whole catalog. Lazy publishes the built-ins (mcp_enable among them) and the
+/// MCP servers the chat has enabled, each held for TOOL_ENABLE_HOLD after its last use; the
+/// system prompt lists the servers that can be enabled. Enabled sets live in the kv table,
+/// so a restart keeps them.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "gantry/message.h"
+#include "store/store.h"
+#include "tools/catalog.h"
+
+namespace gantry::tools {
+
+enum class PublishMode { kEager, kLazy };
+
+/// TOOL_PUBLISH unset: lazy when the MCP schemas are estimated above eager_max_tokens.
+PublishMode defaultPublishMode(std::size_t mcp_est_tokens, std::size_t eager_max_tokens);
+
+struct PublishOptions {
+  PublishMode mode = PublishMode::kEager;
+  std::chrono::milliseconds hold = std::chrono::hours(6);  ///< TOOL_ENABLE_HOLD
+  std::function<int64_t()> clock;                          ///< ms since epoch; unset: now
+};
+
+/// One line of the lazy listing: an MCP server that can be enabled.
+struct ServerListing {
+  std::string name;
+  std::size_t tools = 0;
+  std::size_t est_tokens = 0;  ///< estimated (chars/4) tokens of its schemas
+  std::string summary;
+};
+
+/// Thread-safe. catalog and store are not owned and outlive it.
+class Publication {
+ public:
+  Publication(Catalog& catalog, store::Store& store, PublishOptions options);
+
+  PublishMode mode() const { return options_.mode; }
+
+  /// The start of a turn: the chat's servers whose hold is over stop being published. Only
+  /// here, so a turn's requests never lose a schema mid-turn.
+  void beginTurn(const std::string& chat_id);
+
+  /// What the chat's next model call publishes. Lazy: the built-ins sorted by name, then
+  /// each enabled server's tools (sorted) in the order the servers were enabled, so
+  /// enabling one only appends and what was published before stays byte-identical.
+  std::vector<ToolSchema> schemas(const std::string& chat_id) const;
+
+  /// Enables server for the chat (or renews its hold). False when no MCP server of the
+  /// catalog has that name.
+  bool enable(const std::string& chat_id, const std::string& server);
+
+  /// A call resolved to source: renews its server's hold and, lazy, enables a server not
+  /// yet published (the model called it by name: one repair, logged).
+  void noteCall(const std::string& chat_id, const ToolSource& source);
+
+  /// Every MCP server of the catalog, in catalog order.
+  std::vector<ServerListing> servers() const;
+
+  /// The system prompt's listing of the servers to enable; "" when eager.
+  std::string listingBlock() const;
+
+ private:
+  struct Held {
+    std::string server;
+    int64_t until_ms = 0;
+  };
+  std::vector<Held> load(const std::string& chat_id) const;
+  void save(const std::string& chat_id, const std::vector<Held>& held) const;
+  bool renew(const std::string& chat_id, const std::string& server);
+  int64_t now() const;
+
+  Catalog& catalog_;
+  store::Store& store_;
+  PublishOptions options_;
+  mutable std::mutex mutex_;  ///< one read-modify-write of a chat's set at a time
+};
+
+}  // namespace gantry::tools

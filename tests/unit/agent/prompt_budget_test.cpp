@@ -1,0 +1,74 @@
+#include "agent/prompt_budget.h"
+
+#include <catch2/catch.hpp>
+
+#include "unit/agent/agent_fixture.h"
+
+using namespace gantry;
+using namespace gantry::agent;
+
+namespace {
+
+ChatMessage message(Role role, std::string content) {
+  ChatMessage m;
+  m.role = role;
+  m.content = std::move(content);
+  return m;
+}
+
+const BudgetRow& row(const std::vector<BudgetRow>& rows, const std::string& part) {
+  for (const auto& r : rows) {
+    if (r.part == part) return r;
+  }
+  FAIL("no row " << part);
+  throw std::logic_error("unreachable");
+}
+
+}  // namespace
+
+TEST_CASE("the prompt budget estimates each part at chars/4 and sums them", "[budget]") {
+  StandingPrompt prompt;
+  prompt.persona = std::string(400, 'p');
+  prompt.history = {message(Role::kUser, std::string(40, 'u')),
+                    message(Role::kAssistant, std::string(80, 'a'))};
+  prompt.schemas[""] = {{"memory_store", std::string(88, 'd'), "{}"}};  // 102 chars
+  prompt.schemas["garmin"] = {{"garmin__a", "", "{}"}, {"garmin__b", "", "{}"}};
+  auto rows = promptBudget(prompt);
+  CHECK(row(rows, "persona").est_tokens == 100);
+  CHECK(row(rows, "schemas built-in").est_tokens == 26);
+  CHECK(row(rows, "schemas built-in").detail == "1 tool");
+  CHECK(row(rows, "schemas garmin").detail == "2 tools");
+  CHECK(row(rows, "history").est_tokens == 30);
+  CHECK(row(rows, "history").detail == "2 messages");
+  CHECK(row(rows, "summary").est_tokens == 0);
+  std::size_t sum = 0;
+  for (std::size_t i = 0; i + 1 < rows.size(); ++i) sum += rows[i].est_tokens;
+  CHECK(rows.back().part == "total");
+  CHECK(rows.back().est_tokens == sum);
+}
+
+TEST_CASE("the /tokens text labels estimates and shows the reported count", "[budget]") {
+  auto rows = promptBudget({});
+  auto text = budgetText(rows, 1234);
+  CHECK_THAT(text, Catch::Contains("estimates, chars/4"));
+  CHECK_THAT(text, Catch::Contains("1234 prompt tokens reported by the endpoint"));
+  CHECK_THAT(budgetText(rows, 0), Catch::Contains("no prompt tokens reported"));
+}
+
+TEST_CASE("the tokens rows are tab-separated, one per line", "[budget]") {
+  auto tsv = budgetTsv(promptBudget({}), 7);
+  CHECK_THAT(tsv, Catch::StartsWith("persona\t0\t\n"));
+  CHECK_THAT(tsv, Catch::EndsWith("reported\t7\tlast turn, all calls\n"));
+}
+
+TEST_CASE("the standing prompt holds the chat's persona, published schemas and history",
+          "[budget]") {
+  testing::AgentFixture f;
+  f.provider.reply("hello back");
+  REQUIRE(f.run("hello").status.isOk());
+  auto prompt = f.agent().standingPrompt("chat");
+  CHECK(prompt.persona == "You are a test.");
+  CHECK(prompt.history.size() == 2);
+  REQUIRE(prompt.schemas.count("") == 1);
+  CHECK(prompt.schemas.at("").size() == 4);  // every fixture tool is a built-in here
+}

@@ -1,0 +1,154 @@
+#include "tools/publication.h"
+
+#include <catch2/catch.hpp>
+
+#include "fakes/fake_tool_source.h"
+#include "tools/enable_tool.h"
+#include "unit/memory/temp_store.h"
+
+using namespace gantry;
+using namespace gantry::tools;
+using gantry::testing::FakeToolSource;
+
+namespace {
+
+std::vector<std::string> names(const std::vector<ToolSchema>& schemas) {
+  std::vector<std::string> out;
+  for (const auto& s : schemas) out.push_back(s.name);
+  return out;
+}
+
+/// Built-ins memory_*, two servers (garmin, web) and a clock the test moves.
+struct Fixture {
+  testing::TempStore temp;
+  FakeToolSource memory{{"memory_store", "memory_recall"}};
+  FakeToolSource garmin{{"garmin__get_sleep", "garmin__get_hrv"}};
+  FakeToolSource web{{"web__search", "web__fetch"}};
+  Catalog catalog;
+  int64_t now_ms = 1000000;
+
+  Fixture() {
+    garmin.server_name = "garmin";
+    garmin.server_summary = "Garmin health data";
+    web.server_name = "web";
+    catalog.add(&garmin);
+    catalog.add(&memory);
+    catalog.add(&web);
+  }
+  Publication publication(PublishMode mode = PublishMode::kLazy) {
+    PublishOptions options;
+    options.mode = mode;
+    options.hold = std::chrono::minutes(10);
+    options.clock = [this] { return now_ms; };
+    return Publication(catalog, temp.store(), options);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("lazy publishing is chosen only above TOOL_EAGER_MAX_TOKENS", "[publication]") {
+  CHECK(defaultPublishMode(1000, 1000) == PublishMode::kEager);
+  CHECK(defaultPublishMode(1001, 1000) == PublishMode::kLazy);
+}
+
+TEST_CASE("eager publishing publishes the whole catalog", "[publication]") {
+  Fixture f;
+  auto p = f.publication(PublishMode::kEager);
+  CHECK(names(p.schemas("c")) == names(f.catalog.schemas()));
+  CHECK(p.listingBlock().empty());
+}
+
+TEST_CASE("lazy publishing starts with the built-ins only", "[publication]") {
+  Fixture f;
+  auto p = f.publication();
+  CHECK(names(p.schemas("c")) == std::vector<std::string>{"memory_recall", "memory_store"});
+}
+
+TEST_CASE("enabling servers appends their sorted tools after what was published", "[publication]") {
+  Fixture f;
+  auto p = f.publication();
+  REQUIRE(p.enable("c", "web"));
+  REQUIRE(p.enable("c", "garmin"));
+  CHECK(names(p.schemas("c")) == std::vector<std::string>{"memory_recall", "memory_store",
+                                                          "web__fetch", "web__search",
+                                                          "garmin__get_hrv", "garmin__get_sleep"});
+  CHECK(names(p.schemas("other")).size() == 2);  // per chat
+}
+
+TEST_CASE("enabling a server that does not exist is refused", "[publication]") {
+  Fixture f;
+  auto p = f.publication();
+  CHECK_FALSE(p.enable("c", "gramin"));
+  CHECK_FALSE(p.enable("c", ""));  // the built-ins are no server
+  CHECK(p.schemas("c").size() == 2);
+}
+
+TEST_CASE("an enabled server survives a restart", "[publication]") {
+  Fixture f;
+  f.publication().enable("c", "garmin");
+  auto restarted = f.publication();
+  CHECK(restarted.schemas("c").size() == 4);
+}
+
+TEST_CASE("a hold runs out only at the start of a turn", "[publication]") {
+  Fixture f;
+  auto p = f.publication();
+  p.enable("c", "garmin");
+  f.now_ms += 11 * 60 * 1000;
+  CHECK(p.schemas("c").size() == 4);  // mid-turn: still published
+  p.beginTurn("c");
+  CHECK(p.schemas("c").size() == 2);
+}
+
+TEST_CASE("each call renews its server's hold without moving it", "[publication]") {
+  Fixture f;
+  auto p = f.publication();
+  p.enable("c", "web");
+  p.enable("c", "garmin");
+  f.now_ms += 8 * 60 * 1000;
+  p.noteCall("c", f.web);
+  f.now_ms += 8 * 60 * 1000;
+  p.beginTurn("c");
+  CHECK(names(p.schemas("c")) ==
+        std::vector<std::string>{"memory_recall", "memory_store", "web__fetch", "web__search"});
+}
+
+TEST_CASE("calling a tool of a server not yet enabled enables it", "[publication]") {
+  Fixture f;
+  auto p = f.publication();
+  p.noteCall("c", f.garmin);
+  p.noteCall("c", f.memory);  // a built-in: nothing to enable
+  CHECK(p.schemas("c").size() == 4);
+}
+
+TEST_CASE("the lazy listing names each server with its tools and est. tokens", "[publication]") {
+  Fixture f;
+  auto block = f.publication().listingBlock();
+  CHECK_THAT(block, Catch::Contains("mcp_enable"));
+  CHECK_THAT(block, Catch::Contains("\n- garmin: 2 tools, ~"));
+  CHECK_THAT(block, Catch::Contains("est. tokens — Garmin health data"));
+  CHECK_THAT(block, Catch::Contains("\n- web: 2 tools, ~"));
+  CHECK_THAT(block, !Catch::Contains("memory"));
+}
+
+TEST_CASE("mcp_enable enables the calling chat's server", "[publication]") {
+  Fixture f;
+  auto p = f.publication();
+  McpEnableTool tool(p);
+  CallContext context{"c", nullptr, std::chrono::seconds(1)};
+  auto result = tool.call("mcp_enable", R"({"server":"garmin"})", context);
+  CHECK(result.ok);
+  CHECK_THAT(result.text, Catch::Contains("2 tools"));
+  CHECK(p.schemas("c").size() == 4);
+}
+
+TEST_CASE("mcp_enable of an unknown server answers with the real names", "[publication]") {
+  Fixture f;
+  auto p = f.publication();
+  McpEnableTool tool(p);
+  CallContext context{"c", nullptr, std::chrono::seconds(1)};
+  auto result = tool.call("mcp_enable", R"({"server":"gramin"})", context);
+  CHECK_FALSE(result.ok);
+  CHECK_THAT(result.text, Catch::Contains("garmin, web"));
+  CHECK(p.schemas("c").size() == 2);
+}
