@@ -87,6 +87,29 @@ Result<std::string> textField(const Object& object, const std::string& key, bool
   return value.convert<std::string>();
 }
 
+/// The task's context: an array of {author, content, timestamp}, nothing else.
+Result<std::vector<TaskContextItem>> parseContext(const Poco::JSON::Array::Ptr& list) {
+  if (!list) return Status::error("\"context\" must be an array of {author, content, timestamp}");
+  std::vector<TaskContextItem> context;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    auto item = list->getObject(static_cast<unsigned>(i));
+    if (!item) return Status::error("\"context\" items must be objects");
+    TaskContextItem entry;
+    for (auto [key, field] :
+         {std::pair{"author", &entry.author}, std::pair{"content", &entry.content},
+          std::pair{"timestamp", &entry.timestamp}}) {
+      if (item->has(key) && !item->isNull(key)) *field = item->get(key).convert<std::string>();
+    }
+    for (const auto& [key, v] : *item) {
+      if (key != "author" && key != "content" && key != "timestamp") {
+        return Status::error("unknown context field \"" + key + "\"");
+      }
+    }
+    context.push_back(std::move(entry));
+  }
+  return context;
+}
+
 Result<TaskRequest> parseTask(const std::string& body) {
   auto object = parseObject(body, {"id", "content", "context", "sensitive", "chat", "reply"});
   if (!object.isOk()) return object.status();
@@ -119,24 +142,9 @@ Result<TaskRequest> parseTask(const std::string& body) {
     task.sensitive = sensitive.convert<bool>();
   }
   if (o.has("context")) {
-    auto list = o.getArray("context");
-    if (!list) return Status::error("\"context\" must be an array of {author, content, timestamp}");
-    for (std::size_t i = 0; i < list->size(); ++i) {
-      auto item = list->getObject(static_cast<unsigned>(i));
-      if (!item) return Status::error("\"context\" items must be objects");
-      TaskContextItem entry;
-      for (auto [key, field] :
-           {std::pair{"author", &entry.author}, std::pair{"content", &entry.content},
-            std::pair{"timestamp", &entry.timestamp}}) {
-        if (item->has(key) && !item->isNull(key)) *field = item->get(key).convert<std::string>();
-      }
-      for (const auto& [key, v] : *item) {
-        if (key != "author" && key != "content" && key != "timestamp") {
-          return Status::error("unknown context field \"" + key + "\"");
-        }
-      }
-      task.context.push_back(std::move(entry));
-    }
+    auto context = parseContext(o.getArray("context"));
+    if (!context.isOk()) return context.status();
+    task.context = std::move(context.value());
   }
   return task;
 }

@@ -82,8 +82,9 @@ Object::Ptr contextSchema() {
 
 }  // namespace
 
-McpEndpoint::McpEndpoint(TaskService& tasks, std::function<Status(const std::string&)> notify,
-                         std::function<std::string()> status)
+McpEndpoint::McpEndpoint(TaskService& tasks,
+                         const std::function<Status(const std::string&)>& notify,
+                         const std::function<std::string()>& status)
     : server_("gantry", GANTRY_VERSION) {
   Object::Ptr notify_props = new Object;
   notify_props->set("text", mcp::property("string", "the message for the owner"));

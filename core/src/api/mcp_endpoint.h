@@ -33,8 +33,8 @@ struct McpRequest {
 class McpEndpoint {
  public:
   /// notify sends text to the owner's chat; status answers get_status (a JSON object).
-  McpEndpoint(TaskService& tasks, std::function<Status(const std::string& text)> notify,
-              std::function<std::string()> status);
+  McpEndpoint(TaskService& tasks, const std::function<Status(const std::string& text)>& notify,
+              const std::function<std::string()>& status);
   /// Thread-safe.
   McpReply handle(const McpRequest& request);
 
