@@ -5,6 +5,8 @@
 #include <Poco/Net/HTTPRequest.h>
 #include <Poco/Net/HTTPResponse.h>
 #include <Poco/Net/ServerSocket.h>
+#include <Poco/Net/StreamSocket.h>
+#include <sys/stat.h>
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -402,4 +404,29 @@ TEST_CASE("/mcp serves notify_owner, run_task and get_status in a session", "[e2
   CHECK(call(f.port, {"GET", "/mcp"}).status == 405);
   CHECK(call(f.port, {"DELETE", "/mcp"}).status == 404);
   CHECK(gantry.stop() == 0);
+}
+
+TEST_CASE("the API listens on a unix socket only its owner may open", "[e2e][api]") {
+  Fixture f;
+  const std::string path = f.workspace.path() + "/api.sock";
+  GantryProcess gantry(f.env({{"API_LISTEN", "unix:" + path}}));
+  INFO(gantry.err());
+  REQUIRE(gantry.waitForLog("api_listening", 30s));
+  struct stat info {};
+  REQUIRE(::stat(path.c_str(), &info) == 0);
+  CHECK((info.st_mode & 0777) == 0600);
+  Poco::Net::StreamSocket socket(
+      Poco::Net::SocketAddress(Poco::Net::SocketAddress::UNIX_LOCAL, path));
+  Poco::Net::HTTPClientSession session(socket);
+  Poco::Net::HTTPRequest request("GET", "/status", Poco::Net::HTTPMessage::HTTP_1_1);
+  request.setHost("localhost");
+  request.set("Authorization", std::string("Bearer ") + kToken);
+  session.sendRequest(request);
+  Poco::Net::HTTPResponse response;
+  std::ostringstream body;
+  body << session.receiveResponse(response).rdbuf();
+  CHECK(response.getStatus() == Poco::Net::HTTPResponse::HTTP_OK);
+  CHECK(body.str().find(R"("channel":"telegram")") != std::string::npos);
+  CHECK(gantry.stop() == 0);
+  CHECK(::stat(path.c_str(), &info) != 0);  // removed at stop
 }
