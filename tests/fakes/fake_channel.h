@@ -83,6 +83,11 @@ class FakeChannel final : public Channel {
     for (std::size_t i = 1; i <= bubbles_.size(); ++i) out.push_back(bubbles_[std::to_string(i)]);
     return out;
   }
+  /// What the bubble with this id ("1" for the first) shows now.
+  std::string bubble(const std::string& id) {
+    std::lock_guard lock(mutex_);
+    return bubbles_[id];
+  }
   /// Blocks until the texts sent so far satisfy done (false after a guard time).
   bool waitUntilSent(const std::function<bool(const std::vector<std::string>&)>& done) {
     std::unique_lock lock(mutex_);

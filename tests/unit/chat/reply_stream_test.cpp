@@ -1,66 +1,23 @@
 #include "chat/reply_stream.h"
 
 #include <catch2/catch.hpp>
-#include <map>
-#include <mutex>
+
+#include "fakes/fake_channel.h"
 
 using gantry::chat::ReplyStream;
 using gantry::chat::StreamOptions;
 using gantry::config::TraceMode;
+using gantry::testing::FakeChannel;
 
 namespace {
 
-/// A channel that keeps what each bubble shows and what was streamed to a terminal.
-class FakeChannel final : public gantry::Channel {
- public:
-  explicit FakeChannel(bool terminal) {
-    caps_.max_message_chars = 4096;
-    caps_.can_edit = !terminal;
-    caps_.raw_stream = terminal;
-  }
-  gantry::ChannelCaps caps() const noexcept override { return caps_; }
-  gantry::Status run(gantry::InboundSink&) noexcept override { return gantry::Status::ok(); }
-  void stop() noexcept override {}
-  gantry::Result<std::string> send(const std::string&, std::string_view text) noexcept override {
-    std::lock_guard lock(mutex_);
-    std::string id = std::to_string(bubbles_.size() + 1);
-    bubbles_[id] = std::string(text);
-    return id;
-  }
-  gantry::Status edit(const std::string&, const std::string& id,
-                      std::string_view text) noexcept override {
-    std::lock_guard lock(mutex_);
-    bubbles_[id] = std::string(text);
-    return gantry::Status::ok();
-  }
-  gantry::Status typing(const std::string&) noexcept override { return gantry::Status::ok(); }
-  gantry::Result<std::string> sendPhoto(const std::string& chat, const gantry::Image&,
-                                        std::string_view caption) noexcept override {
-    return send(chat, caption);
-  }
-  gantry::Status streamText(const std::string&, std::string_view delta,
-                            bool final) noexcept override {
-    std::lock_guard lock(mutex_);
-    terminal_ += std::string(delta) + (final ? "\n" : "");
-    return gantry::Status::ok();
-  }
-  void event(const std::string&, const gantry::TurnEvent&) noexcept override {}
-
-  std::string bubble(const std::string& id) {
-    std::lock_guard lock(mutex_);
-    return bubbles_[id];
-  }
-  std::string terminal() {
-    std::lock_guard lock(mutex_);
-    return terminal_;
-  }
-
- private:
-  gantry::ChannelCaps caps_;
-  std::mutex mutex_;
-  std::map<std::string, std::string> bubbles_;
-  std::string terminal_;
-};
+/// A channel that edits bubbles in place, or a terminal that takes a raw stream.
+gantry::ChannelCaps caps(bool terminal) {
+  gantry::ChannelCaps caps;
+  caps.can_edit = !terminal;
+  caps.raw_stream = terminal;
+  return caps;
+}
 
 StreamOptions streaming(TraceMode trace) {
   StreamOptions options;
@@ -80,7 +37,7 @@ void twoCalls(ReplyStream& stream) {
 }  // namespace
 
 TEST_CASE("the final edit keeps the compact tool trace above the reply", "[chat]") {
-  FakeChannel channel(false);
+  FakeChannel channel(caps(false));
   ReplyStream stream(channel, "c", streaming(TraceMode::kCompact));
   twoCalls(stream);
   stream.onText("Done.");
@@ -89,7 +46,7 @@ TEST_CASE("the final edit keeps the compact tool trace above the reply", "[chat]
 }
 
 TEST_CASE("the final edit keeps the full tool trace above the reply", "[chat]") {
-  FakeChannel channel(false);
+  FakeChannel channel(caps(false));
   ReplyStream stream(channel, "c", streaming(TraceMode::kFull));
   twoCalls(stream);
   REQUIRE(stream.finish("Done."));
@@ -98,7 +55,7 @@ TEST_CASE("the final edit keeps the full tool trace above the reply", "[chat]") 
 }
 
 TEST_CASE("a cancelled turn keeps its trace above the note", "[chat]") {
-  FakeChannel channel(false);
+  FakeChannel channel(caps(false));
   ReplyStream stream(channel, "c", streaming(TraceMode::kCompact));
   twoCalls(stream);
   stream.abandon("(cancelled)");
@@ -106,7 +63,7 @@ TEST_CASE("a cancelled turn keeps its trace above the note", "[chat]") {
 }
 
 TEST_CASE("with the trace off the final edit shows the reply alone", "[chat]") {
-  FakeChannel channel(false);
+  FakeChannel channel(caps(false));
   ReplyStream stream(channel, "c", streaming(TraceMode::kOff));
   stream.onText("partial");
   REQUIRE(stream.finish("the whole reply"));
@@ -114,7 +71,7 @@ TEST_CASE("with the trace off the final edit shows the reply alone", "[chat]") {
 }
 
 TEST_CASE("a terminal shows the compact trace as one line before the reply", "[chat]") {
-  FakeChannel channel(true);
+  FakeChannel channel(caps(true));
   ReplyStream stream(channel, "c", streaming(TraceMode::kCompact));
   twoCalls(stream);
   stream.onText("Do");
@@ -124,7 +81,7 @@ TEST_CASE("a terminal shows the compact trace as one line before the reply", "[c
 }
 
 TEST_CASE("a terminal shows one full trace line per tool start and end", "[chat]") {
-  FakeChannel channel(true);
+  FakeChannel channel(caps(true));
   ReplyStream stream(channel, "c", streaming(TraceMode::kFull));
   stream.onText("Let me look.");
   twoCalls(stream);
@@ -136,7 +93,7 @@ TEST_CASE("a terminal shows one full trace line per tool start and end", "[chat]
 }
 
 TEST_CASE("a terminal with the trace off shows only the reply", "[chat]") {
-  FakeChannel channel(true);
+  FakeChannel channel(caps(true));
   ReplyStream stream(channel, "c", streaming(TraceMode::kOff));
   twoCalls(stream);
   REQUIRE(stream.finish("Done."));
