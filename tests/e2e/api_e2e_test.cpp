@@ -90,15 +90,8 @@ struct Fixture {
   Fixture() { telegram.start(); }
 
   Env env(const Env& extra = {}) const {
-    Env env = gantry::e2e::stdioEnv(workspace, llm.port());
-    env["CHANNEL"] = "telegram";
-    env["LLM_API_KEY"] = "test-key";
-    env["TELEGRAM_BOT_TOKEN"] = telegram.token();
-    env["TELEGRAM_ALLOWED_USERS"] = std::to_string(kOwner);
-    env["TELEGRAM_API_BASE"] = telegram.apiBase();
-    env["GANTRY_MODULE_DIR"] = std::string(GANTRY_BUILD_DIR) + "/modules";
-    env["CRON_ENABLED"] = "false";
-    env["COALESCE_SETTLE_MS"] = "0";
+    Env env = gantry::e2e::telegramEnv(workspace, llm.port(), telegram.token(), telegram.apiBase(),
+                                       kOwner);
     env["API_LISTEN"] = "127.0.0.1:" + std::to_string(port);
     env["API_TOKEN"] = kToken;
     env["API_APPROVE_TOKEN"] = kApprover;

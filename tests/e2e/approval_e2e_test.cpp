@@ -74,15 +74,10 @@ struct Fixture {
   }
 
   Env env(const std::string& wait_seconds) const {
-    Env env = base;
-    env["CHANNEL"] = "telegram";
+    Env env = gantry::e2e::telegramEnv(workspace, llm.port(), "secret://bot_token",
+                                       telegram.apiBase(), kOwner);
     env["LLM_API_KEY"] = "secret://llm_key";
-    env["TELEGRAM_BOT_TOKEN"] = "secret://bot_token";
-    env["TELEGRAM_ALLOWED_USERS"] = std::to_string(kOwner);
-    env["TELEGRAM_API_BASE"] = telegram.apiBase();
-    env["GANTRY_MODULE_DIR"] = std::string(GANTRY_BUILD_DIR) + "/modules";
-    env["CRON_ENABLED"] = "false";
-    env["COALESCE_SETTLE_MS"] = "0";
+    env["GANTRY_VAULT_KEY_FILE"] = base.at("GANTRY_VAULT_KEY_FILE");
     env["APPROVAL_WAIT_SECONDS"] = wait_seconds;
     return env;
   }

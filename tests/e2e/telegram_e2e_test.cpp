@@ -48,16 +48,8 @@ struct Fixture {
   Workspace workspace{"telegram-e2e"};
 
   Env env(const Env& extra = {}) const {
-    Env env = gantry::e2e::stdioEnv(workspace, llm.port());
-    env["CHANNEL"] = "telegram";
-    env["PROVIDER"] = "openai";
-    env["LLM_API_KEY"] = "test-key";
-    env["TELEGRAM_BOT_TOKEN"] = telegram.token();
-    env["TELEGRAM_ALLOWED_USERS"] = std::to_string(kOwner);
-    env["TELEGRAM_API_BASE"] = telegram.apiBase();
-    env["GANTRY_MODULE_DIR"] = std::string(GANTRY_BUILD_DIR) + "/modules";
-    env["CRON_ENABLED"] = "false";
-    env["COALESCE_SETTLE_MS"] = "0";
+    Env env = gantry::e2e::telegramEnv(workspace, llm.port(), telegram.token(), telegram.apiBase(),
+                                       kOwner);
     for (const auto& [key, value] : extra) env[key] = value;
     return env;
   }

@@ -81,6 +81,20 @@ Env stdioEnv(const Workspace& workspace, int llm_port) {
           {"LOG_LEVEL", "debug"}};
 }
 
+Env telegramEnv(const Workspace& workspace, int llm_port, const std::string& bot_token,
+                const std::string& api_base, std::int64_t owner) {
+  Env env = stdioEnv(workspace, llm_port);
+  env["CHANNEL"] = "telegram";
+  env["LLM_API_KEY"] = "test-key";
+  env["TELEGRAM_BOT_TOKEN"] = bot_token;
+  env["TELEGRAM_ALLOWED_USERS"] = std::to_string(owner);
+  env["TELEGRAM_API_BASE"] = api_base;
+  env["GANTRY_MODULE_DIR"] = std::string(GANTRY_BUILD_DIR) + "/modules";
+  env["CRON_ENABLED"] = "false";
+  env["COALESCE_SETTLE_MS"] = "0";
+  return env;
+}
+
 Capture::Capture(Poco::Pipe& pipe)
     : pipe_(pipe), thread_([this] {
         char buf[4096];

@@ -6,6 +6,7 @@
 #include <Poco/Process.h>
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -34,6 +35,10 @@ class Workspace {
 
 /// The environment of a stdio instance against the fake model at llm_port.
 Env stdioEnv(const Workspace& workspace, int llm_port);
+/// stdioEnv on CHANNEL=telegram against a (fake) Bot API at api_base with owner allowlisted;
+/// cron and coalescing off, the build tree's modules.
+Env telegramEnv(const Workspace& workspace, int llm_port, const std::string& bot_token,
+                const std::string& api_base, std::int64_t owner);
 
 /// Text captured from a pipe by a reader thread.
 class Capture {
