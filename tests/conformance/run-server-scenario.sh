@@ -42,7 +42,8 @@ grep -q '"msg":"api_listening"' "$work/err" || { cat "$work/err" >&2; exit 1; }
 
 out="$work/harness"
 status=0
-"$node" "$harness" server --url "http://localhost:$proxy/mcp" --scenario "$1" >"$out" 2>&1 ||
+# 127.0.0.1, not localhost: a minimal system may have no /etc/hosts to resolve the name.
+"$node" "$harness" server --url "http://127.0.0.1:$proxy/mcp" --scenario "$1" >"$out" 2>&1 ||
   status=$?
 cat "$out"
 [ "$status" = 0 ] || { tail -n 20 "$work/err" >&2; exit 1; }
