@@ -10,7 +10,6 @@
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/Net/ServerSocket.h>
-#include <Poco/SHA2Engine.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,12 +34,6 @@ std::string errorJson(const std::string& message) {
   Object object;
   object.set("error", message);
   return toJson(object);
-}
-
-std::string digest(const std::string& body) {
-  Poco::SHA2Engine sha(Poco::SHA2Engine::SHA_256);
-  sha.update(body);
-  return Poco::DigestEngine::digestToHex(sha.digest());
 }
 
 /// Reads at most max + 1 bytes: more than max is refused without reading the rest.
@@ -115,7 +108,7 @@ Result<TaskRequest> parseTask(const std::string& body) {
   if (!object.isOk()) return object.status();
   const Object& o = *object.value();
   TaskRequest task;
-  task.body_digest = digest(body);
+  task.body_digest = bodyDigest(body);
   auto id = textField(o, "id", true);
   if (!id.isOk()) return id.status();
   static const std::regex kId("[A-Za-z0-9_.:-]{1,128}");

@@ -1,7 +1,6 @@
 #include "api/mcp_endpoint.h"
 
 #include <Poco/JSON/Array.h>
-#include <Poco/SHA2Engine.h>
 #include <sys/random.h>
 
 #include <algorithm>
@@ -58,9 +57,7 @@ TaskRequest taskFrom(const Object::Ptr& args) {
       task.context.push_back(std::move(entry));
     }
   }
-  Poco::SHA2Engine sha(Poco::SHA2Engine::SHA_256);
-  sha.update(canonical.str());
-  task.body_digest = Poco::DigestEngine::digestToHex(sha.digest());
+  task.body_digest = bodyDigest(canonical.str());
   task.reply_to_chat = text(args, "reply") != "none";
   return task;
 }

@@ -1,5 +1,7 @@
 #include "api/task_service.h"
 
+#include <Poco/SHA2Engine.h>
+
 #include <thread>
 
 #include "log/log.h"
@@ -43,6 +45,12 @@ class WallBudget {
 };
 
 }  // namespace
+
+std::string bodyDigest(std::string_view body) {
+  Poco::SHA2Engine sha(Poco::SHA2Engine::SHA_256);
+  sha.update(body.data(), static_cast<unsigned>(body.size()));
+  return Poco::DigestEngine::digestToHex(sha.digest());
+}
 
 std::string taskMessage(const TaskRequest& request) {
   std::string text;

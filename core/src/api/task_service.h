@@ -11,6 +11,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agent/agent.h"
@@ -75,6 +76,9 @@ class TaskService {
   std::set<std::string> in_flight_;  ///< ids running in this process
   std::set<CancelToken*> tokens_;
 };
+
+/// The digest a task's id is bound to (hex SHA-256 of what makes it this task).
+std::string bodyDigest(std::string_view body);
 
 /// The message a task turn sends: the context marked as untrusted data, then the task.
 std::string taskMessage(const TaskRequest& request);
