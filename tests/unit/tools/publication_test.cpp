@@ -12,8 +12,11 @@ using gantry::testing::FakeToolSource;
 
 namespace {
 
+constexpr int64_t kMinuteMs = 60000;
+
 std::vector<std::string> names(const std::vector<ToolSchema>& schemas) {
   std::vector<std::string> out;
+  out.reserve(schemas.size());
   for (const auto& s : schemas) out.push_back(s.name);
   return out;
 }
@@ -94,7 +97,7 @@ TEST_CASE("a hold runs out only at the start of a turn", "[publication]") {
   Fixture f;
   auto p = f.publication();
   p.enable("c", "garmin");
-  f.now_ms += 11 * 60 * 1000;
+  f.now_ms += 11 * kMinuteMs;
   CHECK(p.schemas("c").size() == 4);  // mid-turn: still published
   p.beginTurn("c");
   CHECK(p.schemas("c").size() == 2);
@@ -105,9 +108,9 @@ TEST_CASE("each call renews its server's hold without moving it", "[publication]
   auto p = f.publication();
   p.enable("c", "web");
   p.enable("c", "garmin");
-  f.now_ms += 8 * 60 * 1000;
+  f.now_ms += 8 * kMinuteMs;
   p.noteCall("c", f.web);
-  f.now_ms += 8 * 60 * 1000;
+  f.now_ms += 8 * kMinuteMs;
   p.beginTurn("c");
   CHECK(names(p.schemas("c")) ==
         std::vector<std::string>{"memory_recall", "memory_store", "web__fetch", "web__search"});
