@@ -219,9 +219,13 @@ Result<std::string> encodeRequest(const ChatRequest& request, const RequestOptio
     Status status = writeResponseFormat(w, request.response_schema_json);
     if (!status.isOk()) return status;
   }
-  if (options.max_tokens > 0) {
+  int max_tokens = options.max_tokens;
+  if (request.max_tokens > 0 && (max_tokens == 0 || request.max_tokens < max_tokens)) {
+    max_tokens = request.max_tokens;
+  }
+  if (max_tokens > 0) {
     w.Key("max_tokens");
-    w.Int(options.max_tokens);
+    w.Int(max_tokens);
   }
   writeStreamFields(w, options.stream);
   w.EndObject();

@@ -228,11 +228,27 @@ TEST_CASE("a task stops at its step and wall budgets", "[e2e][api]") {
   CHECK(steps.body.find(R"("status":"budget_exhausted")") != std::string::npos);
   CHECK(steps.body.find(R"("steps":3)") != std::string::npos);
   CHECK(steps.body.find("what I found so far") != std::string::npos);
+  auto final_call = f.llm.requests().back();
+  CHECK(final_call.find(R"("tools")") == std::string::npos);
+  CHECK(final_call.find(R"("max_tokens":1024)") != std::string::npos);
 
+  // The wall runs out during a stalled call: the last call, without tools, still answers.
   f.llm.addReply(R"({"content":"too late","delay_ms":6000})");
+  f.llm.addReply(R"({"content":"the part I managed"})");
   auto wall = f.post("/task", R"({"id":"slow","content":"take your time","reply":"none"})");
   CHECK(wall.body.find(R"("status":"budget_exhausted")") != std::string::npos);
-  CHECK(wall.body.find("wall-clock budget") != std::string::npos);
+  CHECK(wall.body.find("the part I managed") != std::string::npos);
+  CHECK(wall.body.find(R"("steps":2)") != std::string::npos);
+  final_call = f.llm.requests().back();
+  CHECK(final_call.find(R"("tools")") == std::string::npos);
+  CHECK(final_call.find(R"("max_tokens":1024)") != std::string::npos);
+
+  // A last call that stalls past its grace (the budget again): the host says so.
+  f.llm.addReply(R"({"content":"too late","delay_ms":6000})");
+  f.llm.addReply(R"({"content":"also too late","delay_ms":6000})");
+  auto stalled = f.post("/task", R"({"id":"stuck","content":"take your time","reply":"none"})");
+  CHECK(stalled.body.find(R"("status":"budget_exhausted")") != std::string::npos);
+  CHECK(stalled.body.find("wall-clock budget") != std::string::npos);
   CHECK(gantry.stop() == 0);
 }
 
@@ -282,6 +298,9 @@ TEST_CASE("approvals are listed and decided over the API with the approver's tok
   CHECK(gantry.stop() == 0);
 }
 
+/// How much the burst may raise the peak resident set above the idle one.
+constexpr long kBurstMemoryBoundKb = 32768;
+
 TEST_CASE("a burst of notifications and tasks: each answered, none lost, 429s past the limits",
           "[e2e][api]") {
   Fixture f;
@@ -289,6 +308,7 @@ TEST_CASE("a burst of notifications and tasks: each answered, none lost, 429s pa
   INFO(gantry.err());
   REQUIRE(f.waitUp());
   std::this_thread::sleep_for(2s);  // the rate bucket refills after waitUp's calls
+  const long rss_before_kb = gantry.statusKb("VmRSS");
   for (int i = 0; i < 20; ++i) f.llm.addReply(R"({"content":"task answer","delay_ms":200})");
   std::vector<std::future<Response>> notes, tasks;
   for (int i = 0; i < 200; ++i) {
@@ -327,6 +347,13 @@ TEST_CASE("a burst of notifications and tasks: each answered, none lost, 429s pa
     std::this_thread::sleep_for(50ms);
   }
   CHECK(seen == delivered);  // every accepted notification reached the chat
+  // Memory stays bounded: the burst is served by a small thread pool, not a thread (or a
+  // buffered body) per request. Sanitizer builds keep freed memory, so they only report.
+  const long peak_kb = gantry.statusKb("VmHWM");
+  WARN("RSS " << rss_before_kb << " KiB before the burst, peak " << peak_kb << " KiB");
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  CHECK(peak_kb - rss_before_kb < kBurstMemoryBoundKb);
+#endif
   CHECK(gantry.stop() == 0);
 }
 

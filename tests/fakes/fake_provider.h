@@ -22,6 +22,7 @@ class FakeProvider final : public Provider {
     bool tools_offered = false;
     std::vector<ToolSchema> tools;  ///< as offered, in order
     std::string response_schema_json;
+    int max_tokens = 0;
   };
 
   /// Queues a reply with this text, streamed in deltas when the request streams.
@@ -107,7 +108,7 @@ class FakeProvider final : public Provider {
     std::lock_guard lock(mutex_);
     requests_.push_back({*request.messages, request.tools && !request.tools->empty(),
                          request.tools ? *request.tools : std::vector<ToolSchema>{},
-                         request.response_schema_json});
+                         request.response_schema_json, request.max_tokens});
     cv_.notify_all();
     Step step;
     step.status = Status::error("fake provider: no reply queued");

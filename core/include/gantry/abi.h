@@ -12,7 +12,8 @@
 
 /// 2: ChannelCaps::replays_inbox, Channel::ownerReports() and quoteBlock(), default
 /// streamText()/event(); ChannelCaps::markup dropped; ConfigKey::default_value is served.
-#define GANTRY_ABI_VERSION 3
+/// 3: Usage::cached_tokens, ChatResponse::model. 4: ChatRequest::max_tokens.
+#define GANTRY_ABI_VERSION 4
 
 #define GANTRY_STRINGIFY_(x) #x
 #define GANTRY_STRINGIFY(x) GANTRY_STRINGIFY_(x)

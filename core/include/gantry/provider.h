@@ -21,6 +21,8 @@ struct ChatRequest {
   /// response_format {type: json_schema}; used for grammar-constrained tool-name retries.
   std::string response_schema_json;
   bool stream = false;
+  /// A cap on this reply's tokens below the provider's own (LLM_MAX_TOKENS); 0: that one.
+  int max_tokens = 0;
 };
 
 /// Streaming callbacks, called on the provider's calling thread as deltas arrive.

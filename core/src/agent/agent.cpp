@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include "agent/prompt.h"
@@ -38,30 +39,38 @@ class Agent::Turn {
         request_(request),
         observer_(observer),
         cancel_(cancel),
-        conversation_(agent.store_, agent.provider_, agent.options_.conversation) {}
+        conversation_(agent.store_, agent.provider_, agent.options_.conversation) {
+    // The tool rounds stop at a cancel and at a wrap-up; the last call only at a cancel.
+    auto stop_steps = [steps = steps_cancel_] { steps->cancel(); };
+    cancel_subscription_ = cancel_.subscribe(stop_steps);
+    if (request_.wrap_up) wrap_up_subscription_ = request_.wrap_up->subscribe(stop_steps);
+  }
+  ~Turn() {
+    cancel_.unsubscribe(cancel_subscription_);
+    if (request_.wrap_up) request_.wrap_up->unsubscribe(wrap_up_subscription_);
+  }
+  Turn(const Turn&) = delete;
+  Turn& operator=(const Turn&) = delete;
 
   TurnResult run() {
     start_ = Clock::now();
-    bool continuation = !request_.approval_id.empty();
-    Status started = request_.resume ? resumeTurn()
-                     : continuation  ? openContinuation()
-                                     : recordUserMessage();
-    if (!started.isOk()) return finish(started);
-    if (Status s = loadContext(); !s.isOk()) return finish(s);
-    if (continuation) {
-      if (Status s = runDecidedCall(); !s.isOk()) return finish(s);
-      if (!awaiting_.empty()) return finishWaiting();
-    }
+    if (Status s = begin(); !s.isOk()) return finish(s);
+    if (!awaiting_.empty()) return finishWaiting();  // a continuation's call waits again
     for (int round = 0;; ++round) {
       if (cancel_.cancelled()) return finish(Status::cancelled());
-      bool tools_on = round < maxRounds() && constrained_.empty();
-      auto response = callModel(round, tools_on);
-      if (!response.isOk()) return finish(response.status());
+      bool last = round >= maxRounds() || wrappingUp();
+      bool tools_on = !last && constrained_.empty();
+      auto response = callModel(round, tools_on, last);
+      if (!response.isOk()) {
+        if (!last && wrappingUp() && !cancel_.cancelled()) continue;  // cut short mid-call
+        return finish(response.status());
+      }
       ChatMessage message = std::move(response->message);
       if (!tools_on && !constrained_.empty()) adoptConstrainedCall(message, round);
       if (message.tool_calls.empty()) adoptPrintedCall(message, round);
-      if (message.tool_calls.empty() || round >= maxRounds()) {
-        result_.rounds_exhausted = round >= maxRounds();
+      if (message.tool_calls.empty() || last) {
+        result_.rounds_exhausted = last;
+        result_.wrapped_up = last && wrappingUp();
         return finishWithText(std::move(message), round);
       }
       if (Status s = runTools(std::move(message), round); !s.isOk()) return finish(s);
@@ -71,7 +80,20 @@ class Agent::Turn {
   }
 
  private:
+  /// Opens the turn in the record and loads its context; a continuation also runs (or
+  /// refuses) the decided call.
+  Status begin() {
+    bool continuation = !request_.approval_id.empty();
+    Status started = request_.resume ? resumeTurn()
+                     : continuation  ? openContinuation()
+                                     : recordUserMessage();
+    if (!started.isOk()) return started;
+    if (Status s = loadContext(); !s.isOk()) return s;
+    return continuation ? runDecidedCall() : Status::ok();
+  }
+
   int maxRounds() const { return request_.max_rounds.value_or(a_.options_.tool_max_iterations); }
+  bool wrappingUp() const { return request_.wrap_up && request_.wrap_up->cancelled(); }
 
   /// The user message goes into the record as it will be sent (DESIGN 4 step 2), and its
   /// inbox rows are marked handled in the same transaction.
@@ -119,7 +141,8 @@ class Agent::Turn {
     return conversation_.bound(cancel_);
   }
 
-  Result<ChatResponse> callModel(int round, bool tools_on) {
+  /// The last call runs until a cancel only, so a wrap-up still gets its reply.
+  Result<ChatResponse> callModel(int round, bool tools_on, bool last) {
     auto prompt = buildPrompt(persona_, listing_, conversation_.summary(), conversation_.history());
     auto schemas = publishedSchemas();
     ChatRequest request;
@@ -127,12 +150,14 @@ class Agent::Turn {
     request.tools = tools_on ? &schemas : nullptr;
     request.response_schema_json = tools_on ? "" : constrainedSchema();
     request.stream = a_.options_.stream;
+    if (last) request.max_tokens = request_.final_max_tokens;
     gate_.emplace([this](std::string_view text) { observer_.onText(text); });
     StreamCallbacks callbacks;
     callbacks.on_text = [this](std::string_view text) { gate_->push(text); };
     callbacks.on_reasoning = [this](std::string_view text) { observer_.onReasoning(text); };
     observer_.onModelCall(round);
-    auto response = a_.provider_.chat(request, request.stream ? &callbacks : nullptr, cancel_);
+    const CancelToken& token = last ? cancel_ : *steps_cancel_;
+    auto response = a_.provider_.chat(request, request.stream ? &callbacks : nullptr, token);
     ++result_.model_calls;
     logModelCall(response, prompt, tools_on ? schemas.size() : 0);
     if (response.isOk()) {
@@ -227,8 +252,8 @@ class Agent::Turn {
     if (!rows.isOk()) return rows.status();
     result_.progressed = true;
     auto tool_start = Clock::now();
-    Round context{a_.catalog_,   request_.chat_id,   cancel_,        a_.options_.runner, observer_,
-                  a_.approvals_, std::move(decided), a_.publication_};
+    Round context{a_.catalog_, request_.chat_id, *steps_cancel_,     a_.options_.runner,
+                  observer_,   a_.approvals_,    std::move(decided), a_.publication_};
     auto outcomes = runRound(message.tool_calls, context);
     tool_ms_ += msSince(tool_start);
     result_.tool_calls += static_cast<int>(outcomes.size());
@@ -260,9 +285,9 @@ class Agent::Turn {
       observer_.onText(message.content);
     }
     if (message.content.empty()) {
-      message.content = round >= maxRounds() ? "(stopped after " + std::to_string(round) +
-                                                   " tool rounds without a final answer)"
-                                             : "(the model returned an empty reply)";
+      message.content = result_.rounds_exhausted ? "(stopped after " + std::to_string(round) +
+                                                       " tool rounds without a final answer)"
+                                                 : "(the model returned an empty reply)";
       observer_.onText(message.content);
     }
     result_.reply = message.content;
@@ -330,6 +355,10 @@ class Agent::Turn {
   const TurnRequest& request_;
   TurnObserver& observer_;
   const CancelToken& cancel_;
+  /// Cancelled with cancel_ or request_.wrap_up; shared, so a late callback finds it alive.
+  std::shared_ptr<CancelToken> steps_cancel_ = std::make_shared<CancelToken>();
+  std::size_t cancel_subscription_ = 0;
+  std::size_t wrap_up_subscription_ = 0;
   Clock::time_point start_;
   session::Conversation conversation_;
   std::string persona_;

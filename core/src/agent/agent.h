@@ -49,6 +49,11 @@ struct TurnRequest {
   std::string approval_id;
   /// Tool rounds before the last call without tools; unset: TOOL_MAX_ITERATIONS.
   std::optional<int> max_rounds = std::nullopt;
+  /// When set and cancelled (not owned; an API task's wall budget), the running model call
+  /// or tool round is abandoned and the turn goes straight to its last call without tools.
+  const CancelToken* wrap_up = nullptr;
+  /// A cap on the reply tokens of the last call without tools; 0: the provider's own.
+  int final_max_tokens = 0;
   /// false: the caller delivers the reply itself and a crash simply ends the turn (API
   /// tasks): no open turn is kept and nothing is queued in the outbox.
   bool track = true;
@@ -66,6 +71,7 @@ struct TurnResult {
   int model_calls = 0;
   int tool_calls = 0;
   bool rounds_exhausted = false;  ///< the reply came from the last call, tools off
+  bool wrapped_up = false;        ///< request.wrap_up cut the tool rounds short
 };
 
 /// The text the owner is told when a turn fails: "⚠️ " and the error.

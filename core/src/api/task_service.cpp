@@ -2,6 +2,7 @@
 
 #include <Poco/SHA2Engine.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "log/log.h"
@@ -11,17 +12,26 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Cancels token when the wall budget runs out (unless stopped first).
+/// The reply of a task whose budget ran out comes from one call without tools, this long.
+constexpr int kFinalReplyMaxTokens = 1024;
+
+/// When the wall budget runs out, wraps the turn up (its last call, without tools, writes
+/// the reply); a last call that outlasts its grace (the budget again, at most 30 s) is
+/// cancelled. Stopped early by destruction.
 class WallBudget {
  public:
-  WallBudget(CancelToken& token, std::chrono::seconds budget)
-      : thread_([this, &token, budget] {
+  WallBudget(CancelToken& wrap_up, CancelToken& cancel, std::chrono::seconds budget)
+      : thread_([this, &wrap_up, &cancel, budget] {
           std::unique_lock lock(mutex_);
-          if (!cv_.wait_for(lock, budget, [this] { return done_; })) {
-            exhausted_ = true;
-            lock.unlock();
-            token.cancel();
-          }
+          if (cv_.wait_for(lock, budget, [this] { return done_; })) return;
+          exhausted_ = true;
+          lock.unlock();
+          wrap_up.cancel();
+          lock.lock();
+          auto grace = std::min(budget, std::chrono::seconds(30));
+          if (cv_.wait_for(lock, grace, [this] { return done_; })) return;
+          lock.unlock();
+          cancel.cancel();
         }) {}
   ~WallBudget() {
     {
@@ -137,6 +147,7 @@ store::TaskRow TaskService::execute(const TaskRequest& request) {
   row.id = request.id;
   row.body_digest = request.body_digest;
   CancelToken cancel;
+  CancelToken wrap_up;
   {
     std::lock_guard lock(mutex_);
     tokens_.insert(&cancel);
@@ -145,12 +156,14 @@ store::TaskRow TaskService::execute(const TaskRequest& request) {
   agent::TurnResult result;
   bool wall_exhausted = false;
   {
-    WallBudget wall(cancel, options_.wall);
+    WallBudget wall(wrap_up, cancel, options_.wall);
     agent::TurnRequest turn;
     turn.chat_id = "task:" + request.id;
     turn.text = taskMessage(request);
     turn.track = false;  // stateless: this service answers, and a crash closes the task
     turn.max_rounds = options_.max_steps - 1;  // the last step is the call without tools
+    turn.wrap_up = &wrap_up;
+    turn.final_max_tokens = kFinalReplyMaxTokens;
     agent::TurnObserver quiet;
     result = agent_.run(turn, quiet, cancel);
     wall_exhausted = wall.exhausted();
@@ -162,7 +175,7 @@ store::TaskRow TaskService::execute(const TaskRequest& request) {
   row.ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
   row.steps = result.model_calls;
   if (result.status.isOk()) {
-    row.status = result.rounds_exhausted ? "budget_exhausted" : "done";
+    row.status = result.rounds_exhausted ? "budget_exhausted" : "done";  // steps or wall
     row.reply = result.reply;
   } else if (wall_exhausted) {
     row.status = "budget_exhausted";

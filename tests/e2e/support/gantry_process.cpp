@@ -32,7 +32,7 @@ std::vector<std::string> scrubbedArgs(const Env& env, const std::string& program
   }
   for (const auto& [name, value] : env) full[name] = value;
   std::vector<std::string> out{"-i"};
-  for (const auto& [name, value] : full) out.push_back(name + "=" + value);
+  for (const auto& [name, value] : full) out.push_back(std::string(name).append("=").append(value));
   out.push_back(program);
   out.insert(out.end(), args.begin(), args.end());
   return out;
@@ -196,6 +196,16 @@ int count(const std::string& text, const std::string& needle) {
     ++n;
   }
   return n;
+}
+
+long GantryProcess::statusKb(const std::string& field) const {
+  std::ifstream in("/proc/" + std::to_string(pid()) + "/status");
+  std::string prefix = field;
+  prefix += ':';
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(prefix, 0) == 0) return std::stol(line.substr(prefix.size()));
+  }
+  return 0;
 }
 
 }  // namespace gantry::e2e

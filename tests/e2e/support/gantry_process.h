@@ -77,6 +77,8 @@ class GantryProcess {
   std::string out() const { return out_->text(); }
   std::string err() const { return err_->text(); }
   int pid() const { return static_cast<int>(handle_->id()); }
+  /// A "kB" field of /proc/PID/status (VmRSS, VmHWM); 0 once the process is gone.
+  long statusKb(const std::string& field) const;
 
  private:
   Poco::Pipe in_, out_pipe_, err_pipe_;

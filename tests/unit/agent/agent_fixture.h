@@ -24,8 +24,11 @@ class RecordingObserver final : public agent::TurnObserver {
   void onText(std::string_view delta) override { add("text " + std::string(delta)); }
   void onTextDiscarded() override { add("discard"); }
   void onToolStart(const std::string& name) override { add("start " + name); }
+  /// Runs after each tool end is recorded (on the tool's thread).
+  std::function<void()> on_tool_end;
   void onToolEnd(const std::string& name, bool ok, int64_t, std::size_t) override {
     add("end " + name + (ok ? " ok" : " fail"));
+    if (on_tool_end) on_tool_end();
   }
   /// Runs for each notice (on the tool's thread), after it is recorded as "notice TEXT".
   std::function<void(const std::string&)> on_notice;

@@ -185,6 +185,50 @@ TEST_CASE("after TOOL_MAX_ITERATIONS rounds one last call has tools off", "[agen
   CHECK(result.reply == "(stopped after 2 tool rounds without a final answer)");
 }
 
+TEST_CASE("a wrap-up cuts a stalled call short and the last call, tools off, answers", "[agent]") {
+  AgentFixture f;
+  f.provider.stall();
+  f.provider.reply("what I have so far");
+  CancelToken cancel;
+  CancelToken wrap_up;
+  auto request = AgentFixture::request("research this");
+  request.wrap_up = &wrap_up;
+  request.final_max_tokens = 300;
+  gantry::agent::TurnResult result;
+  std::thread turn([&] { result = f.agent().run(request, f.observer, cancel); });
+  REQUIRE(f.provider.waitForRequests(1));
+  wrap_up.cancel();
+  turn.join();
+  REQUIRE(result.status.isOk());
+  CHECK(result.reply == "what I have so far");
+  CHECK(result.wrapped_up);
+  CHECK(result.rounds_exhausted);
+  auto requests = f.provider.requests();
+  REQUIRE(requests.size() == 2);
+  CHECK(requests[0].tools_offered);
+  CHECK(requests[0].max_tokens == 0);
+  CHECK_FALSE(requests[1].tools_offered);
+  CHECK(requests[1].max_tokens == 300);
+}
+
+TEST_CASE("a wrap-up before a round leaves the tools off from then on", "[agent]") {
+  AgentFixture f;
+  f.provider.callTools({call("c1", "lookup")});
+  f.provider.reply("done with what I had");
+  CancelToken cancel;
+  CancelToken wrap_up;
+  auto request = AgentFixture::request("look it up");
+  request.wrap_up = &wrap_up;
+  f.observer.on_tool_end = [&] { wrap_up.cancel(); };
+  auto result = f.agent().run(request, f.observer, cancel);
+  REQUIRE(result.status.isOk());
+  CHECK(result.wrapped_up);
+  CHECK(result.tool_calls == 1);
+  auto requests = f.provider.requests();
+  REQUIRE(requests.size() == 2);
+  CHECK_FALSE(requests[1].tools_offered);
+}
+
 TEST_CASE("a cancelled turn stops its model call and records no reply", "[agent]") {
   AgentFixture f;
   f.provider.stall();

@@ -57,6 +57,17 @@ TEST_CASE("max_tokens 0 is left out and streaming asks for usage", "[openai]") {
   CHECK(body->getObject("stream_options")->getValue<bool>("include_usage"));
 }
 
+TEST_CASE("a request's own max_tokens caps below LLM_MAX_TOKENS, never above", "[openai]") {
+  std::vector<ChatMessage> messages = {message(Role::kUser, "hi")};
+  ChatRequest request;
+  request.messages = &messages;
+  request.max_tokens = 512;
+  CHECK(encode(request, 4096)->getValue<int>("max_tokens") == 512);
+  CHECK(encode(request, 0)->getValue<int>("max_tokens") == 512);
+  request.max_tokens = 8192;
+  CHECK(encode(request, 4096)->getValue<int>("max_tokens") == 4096);
+}
+
 TEST_CASE("tools are sent as functions with tool_choice auto", "[openai]") {
   std::vector<ChatMessage> messages = {message(Role::kUser, "hi")};
   std::vector<ToolSchema> tools = {{"memory_store", "Store a fact",
