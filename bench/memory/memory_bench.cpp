@@ -114,6 +114,7 @@ void bench(int rows) {
     std::vector<double> insert_ms;
     fill(repo, words, rows, &insert_ms);
     std::vector<std::string> messages;
+    messages.reserve(300);
     for (int i = 0; i < 300; ++i) messages.push_back(words.sentence(words.between(4, 16)));
     gantry::tools::CallContext context;
     auto recall = measure(300, [&](int i) {

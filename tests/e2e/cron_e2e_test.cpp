@@ -18,7 +18,7 @@ using gantry::testing::FakeOpenAiServer;
 
 namespace {
 
-constexpr int64_t kHourMs = 3600 * 1000;
+constexpr int64_t kHourMs = 3600L * 1000;
 
 Env environment(const Workspace& workspace, const FakeOpenAiServer& llm) {
   Env env = gantry::e2e::stdioEnv(workspace, llm.port());

@@ -265,7 +265,7 @@ void FakeDiscord::serveGateway(WebSocket& socket, Conn& conn) {
     }
     flushDispatches(socket, conn);  // first, so READY precedes any scripted action
     if (!runActions(socket, conn)) return;
-    if (!socket.poll(Poco::Timespan(20 * 1000), Poco::Net::Socket::SELECT_READ)) continue;
+    if (!socket.poll(Poco::Timespan(20L * 1000), Poco::Net::Socket::SELECT_READ)) continue;
     Poco::Buffer<char> payload(0);
     int flags = 0;
     int size = socket.receiveFrame(payload, flags);

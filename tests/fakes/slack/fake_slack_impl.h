@@ -37,7 +37,7 @@ class FakeSlack::Impl {
     bool retiring = false;
     Clock::time_point retire_deadline;
     std::optional<Clock::time_point> successor_since;
-    explicit Socket(Poco::Net::WebSocket socket) : ws(std::move(socket)) {}
+    explicit Socket(const Poco::Net::WebSocket& socket) : ws(socket) {}
   };
 
   struct Envelope {

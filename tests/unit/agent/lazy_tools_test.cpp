@@ -27,6 +27,7 @@ struct LazyFixture : AgentFixture {
 
 std::vector<std::string> names(const std::vector<ToolSchema>& schemas) {
   std::vector<std::string> out;
+  out.reserve(schemas.size());
   for (const auto& s : schemas) out.push_back(s.name);
   return out;
 }

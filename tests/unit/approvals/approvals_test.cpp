@@ -55,7 +55,7 @@ TEST_CASE("a request is a pending row bound to the call's digest", "[approvals]"
   CHECK(row->id.size() == 8);
   CHECK(row->id.find_first_not_of("abcdefghijklmnopqrstuvwxyz234567") == std::string::npos);
   CHECK(row->state == ApprovalState::kPending);
-  CHECK(row->expires_at == kStart + 15 * 60 * 1000);
+  CHECK(row->expires_at == kStart + 15L * 60 * 1000);
   CHECK(row->digest == f.digest());
   CHECK(row->digest != digestOf("schema v1", "shell__run", R"({"n":2})"));
   CHECK(row->digest != f.digest("schema v2"));
@@ -99,7 +99,7 @@ TEST_CASE("an approval is decided only from its own chat", "[approvals]") {
 TEST_CASE("an undecided approval expires, and expired is not denied", "[approvals]") {
   Fixture f;
   auto id = f.request();
-  f.clock += 15 * 60 * 1000;
+  f.clock += 15L * 60 * 1000;
   auto late = f.approvals.decide(id, true, "42", "chat-1");
   REQUIRE_FALSE(late.isOk());
   CHECK(late.status().message() == "approval " + id + " has expired");
@@ -165,7 +165,7 @@ TEST_CASE("a parked approval is handed over once, when settled", "[approvals]") 
   CHECK(f.approvals.takeSettledParked()->empty());
 
   ApprovalRepo(f.temp.store()).setFollowUp(undecided, FollowUp::kParked, FollowUp::kDone);
-  f.clock += 16 * 60 * 1000;
+  f.clock += 16L * 60 * 1000;
   settled = f.approvals.takeSettledParked();
   REQUIRE(settled->size() == 1);
   CHECK(settled->front().id == expiring);

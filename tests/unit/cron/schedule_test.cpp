@@ -120,7 +120,7 @@ TEST_CASE("@every counts whole periods from its anchor in absolute time", "[cron
   auto parsed = parseSchedule("@every 1h 30m");
   REQUIRE(parsed.isOk());
   CHECK(parsed->kind == ScheduleKind::kEvery);
-  CHECK(parsed->every_ms == 90 * 60 * 1000);
+  CHECK(parsed->every_ms == 90L * 60 * 1000);
 }
 
 TEST_CASE("a one-shot local time runs once in the configured zone", "[cron][schedule]") {

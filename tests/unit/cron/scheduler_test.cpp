@@ -34,7 +34,7 @@ CronJob makeJob(const std::string& schedule, std::optional<int64_t> next) {
   job.chat_id = "chat-1";
   job.schedule = schedule;
   job.prompt = "do " + schedule;
-  job.created_at = kNow - 10 * 24 * kHour;
+  job.created_at = kNow - 10L * 24 * kHour;
   job.next_run_at = next;
   return job;
 }

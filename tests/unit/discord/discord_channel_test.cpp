@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "fake_discord.h"
 #include "fakes/fake_host.h"
@@ -56,7 +57,7 @@ FakeDiscord::Options fastOptions() {
 /// A fake Discord, a channel configured against it, and run() on its own thread.
 struct Rig {
   explicit Rig(FakeDiscord::Options options = fastOptions(), bool with_gateway_url = true)
-      : fake(options) {
+      : fake(std::move(options)) {
     host.env["DISCORD_BOT_TOKEN"] = FakeDiscord::Options{}.token;
     host.env["DISCORD_ALLOWED_USERS"] = kOwner;
     host.env["DISCORD_API_BASE"] = fake.apiBase();
@@ -68,7 +69,7 @@ struct Rig {
     if (std::getenv("DISCORD_TEST_LOGS") == nullptr) return;
     for (const auto& line : host.lines()) {
       std::string fields;
-      for (const auto& [key, value] : line.fields) fields += " " + key + "=" + value;
+      for (const auto& [key, value] : line.fields) fields.append(" ").append(key).append("=").append(value);
       std::fprintf(stderr, "log: %s%s\n", line.msg.c_str(), fields.c_str());
     }
   }
@@ -114,6 +115,7 @@ struct Rig {
 
 std::vector<std::string> texts(const std::vector<InboundMessage>& messages) {
   std::vector<std::string> out;
+  out.reserve(messages.size());
   for (const auto& message : messages) out.push_back(message.text);
   return out;
 }

@@ -287,7 +287,7 @@ TEST_CASE("a call to a server that stopped reading its input ends at the call's 
   auto* server = host->server("fake");
   CHECK_FALSE(server->call("fake__freeze", "{}", context(200ms)).ok);
   // Far more than a pipe holds: the write itself has to give up at the deadline.
-  std::string text(4 * 1024 * 1024, 'x');
+  std::string text(std::size_t{4} * 1024 * 1024, 'x');
   auto started = std::chrono::steady_clock::now();
   auto result = server->call("fake__echo", R"({"text":")" + text + R"("})", context(500ms));
   CHECK_FALSE(result.ok);

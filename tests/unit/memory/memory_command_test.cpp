@@ -18,7 +18,7 @@ struct Run {
   std::string out, err;
 };
 
-Run run(TempStore& temp, std::vector<std::string> args) {
+Run run(TempStore& temp, const std::vector<std::string>& args) {
   std::ostringstream out, err;
   int code = memoryCommand(temp.store(), args, out, err);
   return {code, out.str(), err.str()};

@@ -22,6 +22,7 @@ int64_t put(MemoryRepo& repo, const std::string& kind, const std::string& subjec
 
 std::vector<int64_t> ids(const std::vector<gantry::store::MemoryRow>& rows) {
   std::vector<int64_t> out;
+  out.reserve(rows.size());
   for (const auto& row : rows) out.push_back(row.id);
   return out;
 }

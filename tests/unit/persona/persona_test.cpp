@@ -30,7 +30,7 @@ TEST_CASE("persona files are joined in the fixed order, then the rest by name", 
   REQUIRE(p.isOk());
   CHECK(p->files == std::vector<std::string>{"IDENTITY.md", "SOUL.md", "USER.md", "TOOLS.md",
                                              "alpha.md", "zeta.md"});
-  CHECK(p->text.find("I") < p->text.find("# SOUL.md"));
+  CHECK(p->text.find('I') < p->text.find("# SOUL.md"));
   CHECK(p->user == "U");
   CHECK(p->text.find("ignored") == std::string::npos);
 }

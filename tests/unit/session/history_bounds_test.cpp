@@ -17,9 +17,9 @@ ChatMessage message(Role role, std::string text) {
 }
 ChatMessage user(std::string text) { return message(Role::kUser, std::move(text)); }
 ChatMessage assistant(std::string text) { return message(Role::kAssistant, std::move(text)); }
-ChatMessage calls(std::vector<std::string> ids) {
+ChatMessage calls(const std::vector<std::string>& ids) {
   ChatMessage m = message(Role::kAssistant, "");
-  for (auto& id : ids) m.tool_calls.push_back(ToolCall{id, "lookup", "{}", ""});
+  for (const auto& id : ids) m.tool_calls.push_back(ToolCall{id, "lookup", "{}", ""});
   return m;
 }
 ChatMessage result(std::string id, std::string text = "result") {

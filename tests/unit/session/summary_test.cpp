@@ -53,6 +53,7 @@ TEST_CASE("folding input is bounded however much was dropped", "[session]") {
   ScriptedProvider provider;
   provider.reply("summary");
   std::vector<ChatMessage> many;
+  many.reserve(500);
   for (int i = 0; i < 500; ++i)
     many.push_back(message(Role::kUser, std::string(1000, static_cast<char>('a' + i % 26))));
   CancelToken cancel;
