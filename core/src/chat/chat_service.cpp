@@ -1,7 +1,10 @@
 #include "chat/chat_service.h"
 
+#include <algorithm>
+
 #include "chat/reply_delivery.h"
 #include "chat/restart_recovery.h"
+#include "chat/slash_commands.h"
 #include "gantry/text/trim.h"
 #include "log/log.h"
 
@@ -9,6 +12,13 @@ namespace gantry::chat {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+/// One of the slash commands (the others are answered before this is asked).
+bool isReportCommand(const std::string& cmd) {
+  const auto& all = slashCommands();
+  return std::any_of(all.begin(), all.end(),
+                     [&](const SlashCommand& c) { return cmd == "/" + std::string(c.name); });
+}
 
 /// A turn not started by a user message: a cron prompt, or the continuation of a parked
 /// approval (approval_id set).
@@ -359,19 +369,14 @@ bool ChatService::handleCommand(const InboundMessage& m) {
     channel_.send(m.chat_id, any ? "Cancelled." : "Nothing to cancel.");
   } else if (cmd == "/new") {
     worker(m.chat_id).cancelAll(true);
-  } else if (cmd == "/status") {
-    channel_.send(m.chat_id, texts_.status ? texts_.status(m.chat_id) : "");
-  } else if (cmd == "/tools") {
-    channel_.send(m.chat_id, texts_.tools ? texts_.tools() : "");
-  } else if (cmd == "/tokens") {
-    channel_.send(m.chat_id, texts_.tokens ? texts_.tokens(m.chat_id) : "");
+  } else if (auto text = texts_.find(cmd); text != texts_.end()) {
+    channel_.send(m.chat_id, text->second ? text->second(m.chat_id) : "");
   } else if (cmd == "/approve" || cmd == "/deny") {
     channel_.send(m.chat_id, decide(m, cmd == "/approve"));
   } else if (cmd == "/start" || cmd == "/help") {
-    channel_.send(m.chat_id,
-                  "Hi. Write to me as you would to a person. Commands: /new (fresh session, "
-                  "memory kept), /cancel (stop the current turn), /status, /tools, /tokens, "
-                  "/approve ID and /deny ID (answer a tool's request for approval).");
+    channel_.send(m.chat_id, helpText());
+  } else if (isReportCommand(cmd)) {
+    channel_.send(m.chat_id, cmd + " is not available here.");
   } else {
     return false;
   }
