@@ -363,7 +363,9 @@ void ChatService::onMessage(InboundMessage message) noexcept {
 }
 
 bool ChatService::handleCommand(const InboundMessage& m) {
-  std::string cmd = m.text.substr(0, m.text.find_first_of(" @\n"));
+  // Leading space allowed: a Slack client takes a message starting with / as its own command.
+  const std::string text(text::trim(m.text));
+  std::string cmd = text.substr(0, text.find_first_of(" @\n"));
   if (cmd == "/cancel") {
     bool any = worker(m.chat_id).cancelAll(false);
     channel_.send(m.chat_id, any ? "Cancelled." : "Nothing to cancel.");
@@ -372,7 +374,7 @@ bool ChatService::handleCommand(const InboundMessage& m) {
   } else if (auto text = texts_.find(cmd); text != texts_.end()) {
     channel_.send(m.chat_id, text->second ? text->second(m.chat_id) : "");
   } else if (cmd == "/approve" || cmd == "/deny") {
-    channel_.send(m.chat_id, decide(m, cmd == "/approve"));
+    channel_.send(m.chat_id, decide(m, text, cmd == "/approve"));
   } else if (cmd == "/start" || cmd == "/help") {
     channel_.send(m.chat_id, helpText());
   } else if (isReportCommand(cmd)) {
@@ -385,11 +387,11 @@ bool ChatService::handleCommand(const InboundMessage& m) {
 
 /// /approve ID, /deny ID: decided here, ahead of the chat's queue, so a turn waiting for it
 /// (or running) cannot hold it up. The waiting turn, or the follow-up, acts on it.
-std::string ChatService::decide(const InboundMessage& m, bool approve) {
+std::string ChatService::decide(const InboundMessage& m, const std::string& text, bool approve) {
   const char* usage = approve ? "Usage: /approve ID" : "Usage: /deny ID";
-  auto space = m.text.find(' ');
+  auto space = text.find(' ');
   if (space == std::string::npos) return usage;
-  std::string id = std::string(text::trim(m.text.substr(space + 1)));
+  std::string id = std::string(text::trim(text.substr(space + 1)));
   if (id.empty() || id.find_first_of(" \n") != std::string::npos) return usage;
   if (!approvals_) return "Approvals are not available here.";
   auto decided =

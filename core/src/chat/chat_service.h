@@ -76,7 +76,8 @@ class ChatService final : public InboundSink {
   class Worker;
   Worker& worker(const std::string& chat_id);
   bool handleCommand(const InboundMessage& message);
-  std::string decide(const InboundMessage& message, bool approve);
+  /// text: the message's text, trimmed.
+  std::string decide(const InboundMessage& message, const std::string& text, bool approve);
   void followUp(const store::ApprovalRow& approval);
   void stopFollowUp();
   /// A message the inbox already holds (a channel handing it over again after a restart).

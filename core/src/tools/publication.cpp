@@ -82,6 +82,24 @@ void Publication::admit(const ToolSource& source, std::vector<ToolSchema>& out,
   }
   *tokens += cost;
   out.insert(out.end(), tools.begin(), tools.end());
+  if (tools.empty() || options_.mode != PublishMode::kEager) return;
+  std::lock_guard lock(withheld_mutex_);
+  if (std::find(admitted_.begin(), admitted_.end(), &source) == admitted_.end()) {
+    admitted_.push_back(&source);
+  }
+}
+
+std::vector<const ToolSource*> Publication::eagerOrder() const {
+  std::vector<const ToolSource*> order;
+  {
+    std::lock_guard lock(withheld_mutex_);
+    order = admitted_;
+  }
+  for (const auto* source : catalog_.sources()) {
+    if (source->server().empty()) continue;
+    if (std::find(order.begin(), order.end(), source) == order.end()) order.push_back(source);
+  }
+  return order;
 }
 
 std::vector<ToolSchema> Publication::schemas(const std::string& chat_id) const {
@@ -94,9 +112,7 @@ std::vector<ToolSchema> Publication::schemas(const std::string& chat_id) const {
     out.insert(out.end(), tools.begin(), tools.end());
   }
   if (options_.mode == PublishMode::kEager) {
-    for (const auto* source : catalog_.sources()) {
-      if (!source->server().empty()) admit(*source, out, &tokens);
-    }
+    for (const auto* source : eagerOrder()) admit(*source, out, &tokens);
     sortByName(out);  // as Catalog::schemas() orders everything
     return out;
   }

@@ -30,9 +30,10 @@ struct PublishOptions {
   std::chrono::milliseconds hold = std::chrono::hours(6);  ///< TOOL_ENABLE_HOLD
   std::function<int64_t()> clock;                          ///< ms since epoch; unset: now
   /// TOOL_SCHEMA_MAX_TOKENS (0: no cap): what any call publishes is estimated at most this.
-  /// The built-ins always are; MCP servers are admitted whole while they fit — eager in
-  /// catalog order, lazy in the order the chat enabled them — and the rest is withheld
-  /// (logged), so a server that comes up late cannot take a chat over the cap.
+  /// The built-ins always are; MCP servers are admitted whole while they fit — eager the
+  /// servers published before first, then the others in catalog order; lazy in the order the
+  /// chat enabled them — and the rest is withheld (logged), so a server that comes up late
+  /// can neither take a call over the cap nor push out what was published.
   std::size_t max_tokens = 0;
 };
 
@@ -102,13 +103,16 @@ class Publication {
   /// notes the server as withheld.
   void admit(const ToolSource& source, std::vector<ToolSchema>& out, std::size_t* tokens) const;
   void noteWithheld(const std::string& server, std::size_t tokens) const;
+  /// Eager: the servers in the order they are admitted in.
+  std::vector<const ToolSource*> eagerOrder() const;
 
   Catalog& catalog_;
   store::Store& store_;
   PublishOptions options_;
   mutable std::mutex mutex_;  ///< one read-modify-write of a chat's set at a time
   mutable std::mutex withheld_mutex_;
-  mutable std::set<std::string> withheld_;  ///< servers logged as over the cap
+  mutable std::set<std::string> withheld_;           ///< servers logged as over the cap
+  mutable std::vector<const ToolSource*> admitted_;  ///< eager: published so far, in order
 };
 
 }  // namespace gantry::tools
