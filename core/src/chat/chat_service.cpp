@@ -364,17 +364,17 @@ void ChatService::onMessage(InboundMessage message) noexcept {
 
 bool ChatService::handleCommand(const InboundMessage& m) {
   // Leading space allowed: a Slack client takes a message starting with / as its own command.
-  const std::string text(text::trim(m.text));
-  std::string cmd = text.substr(0, text.find_first_of(" @\n"));
+  const std::string line(text::trim(m.text));
+  std::string cmd = line.substr(0, line.find_first_of(" @\n"));
   if (cmd == "/cancel") {
     bool any = worker(m.chat_id).cancelAll(false);
     channel_.send(m.chat_id, any ? "Cancelled." : "Nothing to cancel.");
   } else if (cmd == "/new") {
     worker(m.chat_id).cancelAll(true);
-  } else if (auto text = texts_.find(cmd); text != texts_.end()) {
-    channel_.send(m.chat_id, text->second ? text->second(m.chat_id) : "");
+  } else if (auto report = texts_.find(cmd); report != texts_.end()) {
+    channel_.send(m.chat_id, report->second ? report->second(m.chat_id) : "");
   } else if (cmd == "/approve" || cmd == "/deny") {
-    channel_.send(m.chat_id, decide(m, text, cmd == "/approve"));
+    channel_.send(m.chat_id, decide(m, line, cmd == "/approve"));
   } else if (cmd == "/start" || cmd == "/help") {
     channel_.send(m.chat_id, helpText());
   } else if (isReportCommand(cmd)) {

@@ -110,8 +110,11 @@ Result<MemoryStats> StatsRepo::memory(int64_t now_ms) {
         session << "SELECT count(*) FROM memory WHERE kind = 'episode' AND consolidated = 0 AND "
                    "superseded_by IS NULL AND (expires_at IS NULL OR expires_at > ?)",
             use(at), into(backlog), now;
-        out.active = active, out.expired = expired, out.superseded = superseded;
-        out.conflicts = conflicts, out.backlog = backlog;
+        out.active = active;
+        out.expired = expired;
+        out.superseded = superseded;
+        out.conflicts = conflicts;
+        out.backlog = backlog;
         return out;
       });
   if (stats.isOk()) {

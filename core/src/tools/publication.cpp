@@ -209,7 +209,8 @@ bool Publication::noteCall(const std::string& chat_id, const ToolSource& source)
   const std::string server = source.server();
   if (options_.mode == PublishMode::kEager || server.empty()) return false;
   if (overCap(chat_id, server)) {
-    noteWithheld(server, 0);
+    log::warn("tool_server_not_enabled",
+              {{"chat", chat_id}, {"server", server}, {"note", "over TOOL_SCHEMA_MAX_TOKENS"}});
     return false;  // the call runs; the server stays unpublished
   }
   if (!renew(chat_id, server)) return false;

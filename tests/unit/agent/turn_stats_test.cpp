@@ -1,5 +1,6 @@
 // What a turn leaves for /perf, /toolstats and /tokens (and their CLI forms): its costs, the
 // tools its calls ran as, the repairs the host made, and the chat's standing prompt.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <sstream>
 
@@ -24,7 +25,8 @@ ChatResponse text(std::string content, int64_t first_token_ms = -1, int64_t prom
 }
 
 int64_t repairs(store::Store& store, const std::string& kind) {
-  for (const auto& r : store::StatsRepo(store).repairs().value()) {
+  auto counts = store::StatsRepo(store).repairs().value();
+  for (const auto& r : counts) {
     if (r.kind == kind) return r.count;
   }
   return -1;

@@ -290,7 +290,7 @@ TEST_CASE("/help lists every slash command with what it does", "[chat]") {
   f.say("/help");
   REQUIRE(f.channel.sent().size() == 1);
   const std::string help = f.channel.sent()[0];
-  for (const auto& command : chat::slashCommands()) {
+  for (const auto& command : gantry::chat::slashCommands()) {
     CHECK(help.find("\n/" + std::string(command.name)) != std::string::npos);
     CHECK(help.find(std::string(command.description)) != std::string::npos);
   }
@@ -308,8 +308,8 @@ TEST_CASE("a report command answers with its text, or that it is not available",
 }
 
 TEST_CASE("every slash command is a valid Telegram bot command", "[chat]") {
-  std::string lines = chat::slashCommandLines();
-  for (const auto& command : chat::slashCommands()) {
+  std::string lines = gantry::chat::slashCommandLines();
+  for (const auto& command : gantry::chat::slashCommands()) {
     const std::string name(command.name);
     CHECK(!name.empty());
     CHECK(name.size() <= 32);

@@ -2,6 +2,7 @@
 #include "memory/memory_stats.h"
 
 #include <catch2/catch.hpp>
+#include <map>
 #include <sstream>
 
 #include "store/memory_repo.h"
