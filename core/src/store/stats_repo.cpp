@@ -44,6 +44,7 @@ Result<std::vector<TurnPerf>> StatsRepo::recentTurns(int limit) {
                    "ORDER BY t.id DESC LIMIT ?",
             use(limit), into(rows), now;
         std::vector<TurnPerf> out;
+        out.reserve(rows.size());
         for (const auto& r : rows) {
           out.push_back({r.get<0>(), r.get<1>(), r.get<2>(), r.get<3>(), r.get<4>(), r.get<5>(),
                          r.get<6>(), r.get<7>(), r.get<8>(), r.get<9>()});
@@ -63,6 +64,7 @@ Result<std::vector<ToolStat>> StatsRepo::toolStats() {
                    "GROUP BY tool ORDER BY count(*) DESC, tool",
             into(rows), now;
         std::vector<ToolStat> out;
+        out.reserve(rows.size());
         for (const auto& r : rows) {
           out.push_back(
               {r.get<0>(), r.get<1>(), r.get<2>(), r.get<3>(), r.get<4>(), r.get<5>(), r.get<6>()});
@@ -81,6 +83,7 @@ Result<std::vector<RepairCount>> StatsRepo::repairs() {
                   std::map<std::string, int64_t> found;
                   for (std::size_t i = 0; i < kinds.size(); ++i) found[kinds[i]] = counts[i];
                   std::vector<RepairCount> out;
+                  out.reserve(repairKinds().size());
                   for (const auto& kind : repairKinds()) out.push_back({kind, found[kind]});
                   return out;
                 });
