@@ -7,6 +7,7 @@
 #include <Poco/NumberParser.h>
 #include <Poco/String.h>
 
+#include <algorithm>
 #include <sstream>
 
 namespace gantry::telegram {
@@ -120,6 +121,43 @@ bool parseAllowlist(std::string_view text, std::set<std::int64_t>* ids, std::str
     return false;
   }
   return true;
+}
+
+namespace {
+
+bool validCommandName(std::string_view name) {
+  return !name.empty() && name.size() <= 32 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+/// Characters, not bytes: the limit counts what the user reads.
+std::size_t codePoints(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
+}  // namespace
+
+std::string setMyCommandsBody(std::string_view lines) {
+  Array::Ptr commands = new Array;
+  std::istringstream in{std::string(lines)};
+  for (std::string line; std::getline(in, line);) {
+    auto tab = line.find('\t');
+    if (tab == std::string::npos) continue;
+    std::string name = line.substr(0, tab), description = line.substr(tab + 1);
+    const std::size_t chars = codePoints(description);
+    if (!validCommandName(name) || chars == 0 || chars > 256) continue;
+    Object::Ptr command = new Object(Poco::JSON_PRESERVE_KEY_ORDER);
+    command->set("command", name);
+    command->set("description", description);
+    commands->add(command);
+  }
+  if (commands->size() == 0) return {};
+  Object body;
+  body.set("commands", commands);
+  return toJson(body);
 }
 
 std::string getUpdatesBody(std::int64_t offset, int timeout_seconds) {

@@ -17,6 +17,7 @@ namespace gantry::telegram {
 namespace {
 
 constexpr int kCallTimeoutSeconds = 60;
+constexpr int kCommandsTimeoutSeconds = 10;
 constexpr std::string_view kOffsetKey = "offset";
 
 std::string toBase64(const std::string& bytes) {
@@ -148,6 +149,7 @@ void TelegramChannel::saveOffset(std::int64_t offset) {
 // to the sink (which records the message first), and the next getUpdates confirms it to
 // Telegram: a restart resumes after the last handed-over update and never sees it again.
 Status TelegramChannel::receiveLoop(InboundSink& sink) {
+  registerCommands();
   std::int64_t offset = loadOffset();
   auto backoff = options_.backoff_initial;
   PollPacer pacer(std::chrono::seconds(options_.poll_timeout_seconds), options_.idle_pause_first,
@@ -173,6 +175,21 @@ Status TelegramChannel::receiveLoop(InboundSink& sink) {
     if (auto wait = pacer.after(elapsed, updates); wait.count() > 0) pause(wait);
   }
   return Status::ok();
+}
+
+// The host's slash commands as the bot's command menu, once at start. One attempt: a menu
+// that could not be set is a warning, never a reason to delay or stop receiving.
+void TelegramChannel::registerCommands() {
+  std::string body = setMyCommandsBody(host_.config(kSlashCommandsKey).value_or(""));
+  if (body.empty()) return;
+  HttpReply http = http_.postJson("setMyCommands", body, kCommandsTimeoutSeconds, &poll_slot_);
+  Reply reply = http.status == 0 ? networkFault(http) : parseReply(http.status, http.body);
+  if (reply.outcome != Outcome::kOk) {
+    host_.log(LogLevel::kWarn, "telegram: command menu not set",
+              {{"error", describe("setMyCommands", reply)}});
+    return;
+  }
+  host_.log(LogLevel::kInfo, "telegram: command menu set", {});
 }
 
 Status TelegramChannel::handleBatch(const std::string& result_json, InboundSink& sink,

@@ -68,6 +68,7 @@ class TelegramChannel final : public Channel {
 
   // receive
   Status receiveLoop(InboundSink& sink);
+  void registerCommands();
   Status handleBatch(const std::string& result_json, InboundSink& sink, std::int64_t* offset,
                      std::size_t* handled);
   Status waitAfterFailure(const Reply& reply, std::chrono::milliseconds* backoff);

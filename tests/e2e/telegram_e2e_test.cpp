@@ -244,3 +244,33 @@ TEST_CASE("an unknown TELEGRAM_ERROR_REPORTING value fails boot", "[e2e][telegra
   GantryProcess gantry(f.env({{"TELEGRAM_ERROR_REPORTING", "loud"}}));
   CHECK(gantry.wait() == 1);
 }
+
+TEST_CASE("the slash commands are registered as the bot's command menu at start",
+          "[e2e][telegram]") {
+  Fixture f;
+  GantryProcess gantry(f.env());
+  INFO(gantry.err());
+  REQUIRE(f.telegram.waitCalls("getUpdates", 1));
+  auto commands = f.telegram.commands();
+  std::vector<std::string> names;
+  for (const auto& c : commands) names.push_back(c.command);
+  CHECK(names == std::vector<std::string>{"new", "cancel", "status", "tools", "tokens", "perf",
+                                          "toolstats", "memstats", "approve", "deny", "help"});
+  for (const auto& c : commands) CHECK_FALSE(c.description.empty());
+  CHECK(f.telegram.calls("setMyCommands") == 1);
+  CHECK(gantry.stop() == 0);
+}
+
+TEST_CASE("a refused setMyCommands is a warning and the bot still answers", "[e2e][telegram]") {
+  Fixture f;
+  f.telegram.addFault({"setMyCommands", 400, "Bad Request: BOT_COMMAND_INVALID", 0, false, 1});
+  f.llm.addReply(R"({"content":"still answering"})");
+  GantryProcess gantry(f.env());
+  f.telegram.enqueueText(kOwner, "hi");
+  INFO(gantry.err());
+  REQUIRE(waitText(f.telegram, "still answering"));
+  CHECK(f.telegram.commands().empty());
+  CHECK(gantry.err().find("telegram: command menu not set") != std::string::npos);
+  CHECK(gantry.err().find("BOT_COMMAND_INVALID") != std::string::npos);
+  CHECK(gantry.stop() == 0);
+}

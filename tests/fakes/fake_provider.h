@@ -38,6 +38,12 @@ class FakeProvider final : public Provider {
     step.response.message.tool_calls = std::move(calls);
     push(std::move(step));
   }
+  /// Queues this response as it is (reasoning, usage, timings).
+  void respond(ChatResponse response) {
+    Step step;
+    step.response = std::move(response);
+    push(std::move(step));
+  }
   /// Queues a failure.
   void fail(Status status) {
     Step step;

@@ -32,6 +32,9 @@ class FakeToolSource final : public tools::ToolSource {
   /// Part of every published description: changing it changes the tools' schemas.
   std::string schema_version;
 
+  /// Replaces the tools (a server coming up late). Not while other threads read tools().
+  void setNames(std::vector<std::string> names) { names_ = std::move(names); }
+
   std::vector<ToolSchema> tools() const override {
     std::vector<ToolSchema> schemas;
     for (const auto& name : names_) {

@@ -12,6 +12,7 @@
 #include "session/history_bounds.h"
 #include "store/approval_repo.h"
 #include "store/message_repo.h"
+#include "store/prompt_budget_repo.h"
 #include "store/session_repo.h"
 #include "tools/call_schema.h"
 #include "tools/hardening.h"
@@ -67,7 +68,9 @@ class Agent::Turn {
       }
       ChatMessage message = std::move(response->message);
       if (!tools_on && !constrained_.empty()) adoptConstrainedCall(message, round);
-      if (message.tool_calls.empty()) adoptPrintedCall(message, round);
+      if (message.tool_calls.empty() && adoptPrintedCall(message, round)) {
+        repairs_.push_back({"printed_call", message.tool_calls.front().name});
+      }
       if (message.tool_calls.empty() || last) {
         result_.rounds_exhausted = last;
         result_.wrapped_up = last && wrappingUp();
@@ -149,6 +152,7 @@ class Agent::Turn {
     request.messages = &prompt;
     request.tools = tools_on ? &schemas : nullptr;
     request.response_schema_json = tools_on ? "" : constrainedSchema();
+    if (!request.response_schema_json.empty()) repairs_.push_back({"constrained_retry", {}});
     request.stream = a_.options_.stream;
     if (last) request.max_tokens = request_.final_max_tokens;
     gate_.emplace([this](std::string_view text) { observer_.onText(text); });
@@ -161,6 +165,7 @@ class Agent::Turn {
     ++result_.model_calls;
     logModelCall(response, prompt, tools_on ? schemas.size() : 0);
     if (response.isOk()) {
+      if (result_.model_calls == 1) first_token_ms_ = response->first_token_ms;
       model_ms_ += response->dur_ms;
       usage_.prompt_tokens += response->usage.prompt_tokens;
       usage_.completion_tokens += response->usage.completion_tokens;
@@ -213,12 +218,13 @@ class Agent::Turn {
     for (auto& call : message.tool_calls) call.arguments = tools::withoutNulls(call.arguments);
   }
 
-  /// A tool call written as text runs as a real call when its name resolves.
-  void adoptPrintedCall(ChatMessage& message, int round) {
+  /// A tool call written as text runs as a real call when its name resolves. True when it
+  /// was adopted.
+  bool adoptPrintedCall(ChatMessage& message, int round) {
     auto call = tools::parsePrintedCall(message.content);
     if (!call || !a_.catalog_.resolve(call->name).source) {
       gate_->release();
-      return;
+      return false;
     }
     log::info("printed_tool_call", {{"name", call->name}});
     call->id = generatedId(round, 0);
@@ -226,6 +232,7 @@ class Agent::Turn {
     message.content.clear();
     gate_->discard();
     observer_.onTextDiscarded();
+    return true;
   }
 
   /// A continuation's first step: the parked call, as it was asked for, recorded as a new
@@ -264,16 +271,24 @@ class Agent::Turn {
     constrained_.clear();
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
       const auto& o = outcomes[i];
-      if (Status s =
-              conversation_.recordResult(rows[i], o.call, o.ok, o.result, o.dur_ms, o.decision);
+      store::CallCost cost{o.tool, o.dur_ms, static_cast<int64_t>(o.full_chars)};
+      if (Status s = conversation_.recordResult(rows[i], o.call, o.ok, o.result, cost, o.decision);
           !s.isOk()) {
         return s;
       }
+      noteRepairs(o);
       for (const auto& c : o.candidates) constrained_.push_back(c);
       if (o.awaiting_approval) awaiting_.push_back(o);
     }
     conversation_.collapseToolResults();
     return Status::ok();
+  }
+
+  /// What the host had to repair in one call (DESIGN 4.1), kept for /toolstats.
+  void noteRepairs(const CallOutcome& o) {
+    if (o.tool.empty()) repairs_.push_back({"unknown_tool", o.call.name});
+    if (o.name_repaired) repairs_.push_back({"name_repaired", o.tool});
+    if (o.enabled_by_call) repairs_.push_back({"server_enabled_by_call", o.tool});
   }
 
   TurnResult finishWithText(ChatMessage message, int round) {
@@ -283,6 +298,7 @@ class Agent::Turn {
                 {{"reasoning_chars", std::to_string(message.reasoning.size())}});
       message.content = message.reasoning;
       observer_.onText(message.content);
+      repairs_.push_back({"think_promoted", {}});
     }
     if (message.content.empty()) {
       message.content = result_.rounds_exhausted ? "(stopped after " + std::to_string(round) +
@@ -347,8 +363,21 @@ class Agent::Turn {
                        {"tool_calls", std::to_string(result_.tool_calls)},
                        {"outcome", outcome}});
     conversation_.recordTurn({0, store::nowMs() - total, model_ms_, tool_ms_, total,
-                              usage_.prompt_tokens, usage_.completion_tokens, outcome});
+                              usage_.prompt_tokens, usage_.completion_tokens, outcome,
+                              first_token_ms_, result_.model_calls, result_.tool_calls,
+                              std::move(repairs_)});
+    recordStandingPrompt();
     return result_;
+  }
+
+  /// What the chat's next turn starts with, estimated part by part, for `gantry tokens`.
+  void recordStandingPrompt() {
+    if (!request_.track || !conversation_.sessionId()) return;
+    StandingPrompt prompt{persona_, listing_, conversation_.summary(), conversation_.history(),
+                          a_.schemasByServer(request_.chat_id)};
+    Status s = store::PromptBudgetRepo(a_.store_).save(request_.chat_id, promptBudget(prompt),
+                                                       store::nowMs());
+    if (!s.isOk()) log::warn("prompt_budget_not_recorded", {{"error", s.message()}});
   }
 
   Agent& a_;
@@ -370,7 +399,9 @@ class Agent::Turn {
   bool opened_ = false;  ///< the turn is open in the record and this turn must close it
   int64_t model_ms_ = 0;
   int64_t tool_ms_ = 0;
+  int64_t first_token_ms_ = -1;
   Usage usage_;
+  std::vector<store::Repair> repairs_;
 };
 
 std::string failureNotice(const Status& status) { return "⚠️ " + status.message(); }
@@ -394,16 +425,23 @@ std::string Agent::persona() {
   return persona_;
 }
 
-StandingPrompt Agent::standingPrompt(const std::string& chat_id) {
-  StandingPrompt prompt;
-  prompt.persona = persona();
-  if (publication_) prompt.listing = publication_->listingBlock();
+std::map<std::string, std::vector<ToolSchema>> Agent::schemasByServer(
+    const std::string& chat_id) const {
   std::map<std::string, std::string> server_of;
   for (const auto* source : catalog_.sources()) {
     for (const auto& tool : source->tools()) server_of[tool.name] = source->server();
   }
+  std::map<std::string, std::vector<ToolSchema>> grouped;
   auto published = publication_ ? publication_->schemas(chat_id) : catalog_.schemas();
-  for (auto& schema : published) prompt.schemas[server_of[schema.name]].push_back(schema);
+  for (auto& schema : published) grouped[server_of[schema.name]].push_back(schema);
+  return grouped;
+}
+
+StandingPrompt Agent::standingPrompt(const std::string& chat_id) {
+  StandingPrompt prompt;
+  prompt.persona = persona();
+  if (publication_) prompt.listing = publication_->listingBlock();
+  prompt.schemas = schemasByServer(chat_id);
   store::MessageRepo messages(store_);
   auto session = messages.session(chat_id);
   if (!session.isOk()) return prompt;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -99,6 +100,8 @@ class Agent {
  private:
   class Turn;
   std::string persona();
+  /// The chat's published schemas by server ("" holds the built-ins).
+  std::map<std::string, std::vector<ToolSchema>> schemasByServer(const std::string& chat_id) const;
 
   Provider& provider_;
   tools::Catalog& catalog_;

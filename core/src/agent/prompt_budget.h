@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gantry/message.h"
+#include "store/prompt_budget_repo.h"
 
 namespace gantry::agent {
 
@@ -23,11 +24,7 @@ struct StandingPrompt {
 };
 
 /// One part: a label, its estimated tokens, and a detail such as "12 messages".
-struct BudgetRow {
-  std::string part;
-  std::size_t est_tokens = 0;
-  std::string detail;
-};
+using BudgetRow = store::PromptPart;
 
 /// The rows, in prompt order, ending with the total.
 std::vector<BudgetRow> promptBudget(const StandingPrompt& prompt);

@@ -82,7 +82,9 @@ void runOne(CallOutcome& out, const tools::Resolution& resolution, Round& round)
     return;
   }
   out.call.name = resolution.name;
-  if (round.publication) round.publication->noteCall(round.chat_id, *resolution.source);
+  if (round.publication) {
+    out.enabled_by_call = round.publication->noteCall(round.chat_id, *resolution.source);
+  }
   if (out.call.arguments.empty()) out.call.arguments = "{}";
   if (auto refusal = argumentsRefusal(out.call.name, out.call.arguments); !refusal.empty()) {
     out.result = refusal;
@@ -136,6 +138,8 @@ std::vector<CallOutcome> runRound(const std::vector<ToolCall>& calls, Round& rou
     outcomes[i].call = calls[i];
     resolutions[i] = round.catalog.resolve(calls[i].name);
     const auto* source = resolutions[i].source;
+    if (source) outcomes[i].tool = resolutions[i].name;
+    outcomes[i].name_repaired = resolutions[i].repaired;
     const void* lane = source && source->serialized() ? static_cast<const void*>(source)
                                                       : static_cast<const void*>(&outcomes[i]);
     lanes[lane].push_back(i);

@@ -20,7 +20,10 @@
 namespace gantry::agent {
 
 struct CallOutcome {
-  ToolCall call;  ///< as recorded (name repaired when it was)
+  ToolCall call;                 ///< as recorded (name repaired when it was)
+  std::string tool;              ///< the tool the name resolved to; "" when no tool could be meant
+  bool name_repaired = false;    ///< the model wrote the name differently (DESIGN 4.1)
+  bool enabled_by_call = false;  ///< the call enabled its server (lazy publishing)
   bool ok = false;
   std::string result;  ///< truncated text fed back to the model
   std::size_t full_chars = 0;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "agent/perf_command.h"
+#include "agent/tokens_command.h"
 #include "app/daemon.h"
 #include "app/init_command.h"
 #include "approvals/approvals_command.h"
@@ -20,9 +22,11 @@
 #include "mcp/host.h"
 #include "mcp/manifest.h"
 #include "memory/memory_command.h"
+#include "memory/memory_stats.h"
 #include "store/message_search.h"
 #include "store/store.h"
 #include "store/usage_repo.h"
+#include "tools/tool_stats.h"
 #include "vault/secret_command.h"
 #include "vault/vault_location.h"
 
@@ -52,6 +56,10 @@ commands:
   secret set NAME | list | rm NAME   keep secrets in DATA_DIR/vault (value from stdin)
   search QUERY [--limit N]   search what the user and the model said
   usage [--days N]    model calls and tokens per day
+  tokens [CHAT_ID]    a chat's standing prompt, estimated part by part (as /tokens)
+  perf                the last 10 turns: model, first-token and tool ms, rounds, prompt tokens
+  toolstats           per tool: calls, ok, errors, mean and max ms, result chars; repairs
+  memstats            memory rows by kind and state, conflicts, backlog, database size
   doctor [--repair]   check the database (FTS index, tool calls left running); --repair fixes
   help                this text; `gantry COMMAND --help` for one command
 
@@ -119,9 +127,7 @@ int toolsCommand(const Args& args) {
     if (!loaded.isOk()) return std::cerr << "gantry: " << loaded.status().message() << "\n", 1;
     manifest = loaded.value();
   }
-  mcp::McpOptions options;
-  options.schema_max_tokens = static_cast<std::size_t>(config->tool_schema_max_tokens);
-  auto host = mcp::McpHost::start(manifest, options);
+  auto host = mcp::McpHost::start(manifest, mcp::McpOptions{});
   if (!host.isOk()) return std::cerr << "gantry: " << host.status().message() << "\n", 1;
   std::cout << host.value()->describeTools();
   host.value()->shutdown();
@@ -240,6 +246,36 @@ int usageCommand(const Args& args) {
   return 0;
 }
 
+/// A report read from DATA_DIR's database: `gantry tokens|perf|toolstats|memstats`, each
+/// the same facts as its slash command, one row per line, tab-separated.
+using ReportCommand = int (*)(store::Store&, const Args&, std::ostream&, std::ostream&);
+
+int reportCommand(const Args& args, ReportCommand run, const char* help) {
+  if (wantsHelp(args)) return std::cout << help, 0;
+  auto config = loadConfig();
+  if (!config) return 1;
+  auto store = openStore(*config, store::Access::kReadOnly);
+  if (!store) return 1;
+  return run(*store, args, std::cout, std::cerr);
+}
+
+constexpr const char* kTokensHelp =
+    "usage: gantry tokens [CHAT_ID]\nThe standing prompt of a chat (default: the chat whose turn "
+    "ended last) as recorded when its last turn ended: a `chat ID recorded` row, then part, est. "
+    "tokens (chars/4), detail; `reported` is the last turn's prompt tokens as the endpoint "
+    "reported them.\n";
+constexpr const char* kPerfHelp =
+    "usage: gantry perf\nThe last 10 turns, newest first: started, chat, outcome, model_ms, "
+    "first_token_ms (-1: not streamed), tool_ms, total_ms, rounds (model calls), tool_calls, "
+    "prompt_tokens (as reported; 0: none).\n";
+constexpr const char* kToolStatsHelp =
+    "usage: gantry toolstats\n`tool NAME calls ok errors mean_ms max_ms result_chars` per tool "
+    "(result chars before truncation), then `repair KIND count` for name_repaired, "
+    "server_enabled_by_call, unknown_tool, constrained_retry, printed_call, think_promoted.\n";
+constexpr const char* kMemStatsHelp =
+    "usage: gantry memstats\n`kind KIND rows`, `state active|expired|superseded rows`, "
+    "`conflicts unresolved rows`, `consolidation backlog rows`, `database bytes N`.\n";
+
 int secretCommand(const Args& args) {
   if (wantsHelp(args)) {
     std::cout << "usage: gantry secret set NAME | list | rm NAME\nKeeps secrets in DATA_DIR/vault, "
@@ -279,6 +315,12 @@ int main(int argc, char** argv) {
       {"secret", secretCommand},
       {"search", searchCommand},
       {"usage", usageCommand},
+      {"tokens", [](const Args& a) { return reportCommand(a, agent::tokensCommand, kTokensHelp); }},
+      {"perf", [](const Args& a) { return reportCommand(a, agent::perfCommand, kPerfHelp); }},
+      {"toolstats",
+       [](const Args& a) { return reportCommand(a, tools::toolStatsCommand, kToolStatsHelp); }},
+      {"memstats",
+       [](const Args& a) { return reportCommand(a, memory::memStatsCommand, kMemStatsHelp); }},
       {"approvals", [](const Args& a) { return approvalsCommand("approvals", a); }},
       {"approve", [](const Args& a) { return approvalsCommand("approve", a); }},
       {"deny", [](const Args& a) { return approvalsCommand("deny", a); }}};

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "agent/agent.h"
+#include "agent/perf_command.h"
 #include "api/api_server.h"
 #include "app/core_host.h"
 #include "app/error_reporter.h"
@@ -22,6 +23,7 @@
 #include "approvals/approvals.h"
 #include "chat/chat_service.h"
 #include "chat/redacting_channel.h"
+#include "chat/slash_commands.h"
 #include "config/config.h"
 #include "cron/cron_options.h"
 #include "cron/cron_tools.h"
@@ -32,6 +34,7 @@
 #include "mcp/manifest.h"
 #include "memory/consolidator.h"
 #include "memory/hydration.h"
+#include "memory/memory_stats.h"
 #include "memory/memory_tools.h"
 #include "modules/loader.h"
 #include "persona/persona.h"
@@ -44,6 +47,7 @@
 #include "tools/catalog.h"
 #include "tools/enable_tool.h"
 #include "tools/publication.h"
+#include "tools/tool_stats.h"
 #include "vault/vault_location.h"
 
 namespace fs = std::filesystem;
@@ -66,6 +70,15 @@ template <class T>
 T take(Result<T> result) {
   if (!result.isOk()) throw BootError{result.status().message()};
   return std::move(result.value());
+}
+
+/// What a channel module reads: the environment, and the slash commands under
+/// chat::kSlashCommandsKey (for a platform's command menu).
+config::EnvLookup withSlashCommands(config::EnvLookup env) {
+  return [env = std::move(env)](std::string_view key) -> std::optional<std::string> {
+    if (key == chat::kSlashCommandsKey) return chat::slashCommandLines();
+    return env(key);
+  };
 }
 
 /// Everything the running process owns, in construction order (destroyed in reverse).
@@ -223,7 +236,8 @@ class Daemon {
     auto channel_module = take(modules::load(dir, ModuleKind::kChannel, config_.channel));
     auto provider_module = take(modules::load(dir, ModuleKind::kProvider, config_.provider));
     env_ = modules::withDeclaredDefaults(env_, {channel_module, provider_module});
-    channel_host_ = std::make_unique<CoreHost>(config_.channel, env_, store_.get(), stopping_);
+    channel_host_ = std::make_unique<CoreHost>(config_.channel, withSlashCommands(env_),
+                                               store_.get(), stopping_);
     provider_host_ = std::make_unique<CoreHost>(config_.provider, env_, store_.get(), stopping_);
     check(modules::checkConfig(channel_module, *channel_host_));
     check(modules::checkConfig(provider_module, *provider_host_));
@@ -260,9 +274,7 @@ class Daemon {
     } else {
       log::info("mcp_manifest_missing", {{"path", config_.mcp_manifest}, {"servers", "0"}});
     }
-    mcp::McpOptions options;
-    options.schema_max_tokens = static_cast<std::size_t>(config_.tool_schema_max_tokens);
-    mcp_ = take(mcp::McpHost::start(manifest, options));
+    mcp_ = take(mcp::McpHost::start(manifest, mcp::McpOptions{}));
     addMemoryTools();
     addCronTools();
     for (auto* source : mcp_->sources()) catalog_.add(source);
@@ -277,12 +289,14 @@ class Daemon {
                        ? tools::PublishMode::kEager
                        : tools::defaultPublishMode(mcp_tokens, config_.tool_eager_max_tokens);
     options.hold = std::chrono::seconds(config_.tool_enable_hold_seconds);
+    options.max_tokens = static_cast<std::size_t>(config_.tool_schema_max_tokens);
     publication_ = std::make_unique<tools::Publication>(catalog_, *store_, options);
     const bool lazy = options.mode == tools::PublishMode::kLazy;
     if (lazy) {
       enable_tool_ = std::make_unique<tools::McpEnableTool>(*publication_);
       catalog_.add(enable_tool_.get());
     }
+    check(publication_->checkAtStart());
     log::info("tool_publish",
               {{"mode", lazy ? "lazy" : "eager"}, {"mcp_est_tokens", std::to_string(mcp_tokens)}});
   }
@@ -358,10 +372,16 @@ class Daemon {
 
   chat::CommandTexts commandTexts() {
     health::StatusInputs inputs{
-        &config_, store_.get(), provider_.get(), &catalog_, zone_ ? &*zone_ : nullptr, started_};
-    return {[inputs](const std::string& chat_id) { return health::statusText(inputs, chat_id); },
-            [inputs] { return health::toolsText(inputs); },
-            [this](const std::string& chat_id) { return tokensText(chat_id); }};
+        &config_, store_.get(),      provider_.get(), &catalog_, zone_ ? &*zone_ : nullptr,
+        started_, publication_.get()};
+    store::Store& store = *store_;
+    return {
+        {"/status", [inputs](const std::string& chat) { return health::statusText(inputs, chat); }},
+        {"/tools", [inputs](const std::string& chat) { return health::toolsText(inputs, chat); }},
+        {"/tokens", [this](const std::string& chat) { return tokensText(chat); }},
+        {"/perf", [&store](const std::string&) { return agent::perfText(store); }},
+        {"/toolstats", [&store](const std::string&) { return tools::toolStatsText(store); }},
+        {"/memstats", [&store](const std::string&) { return memory::memStatsText(store); }}};
   }
 
   /// /tokens: the chat's standing prompt, estimated, beside the last turn's reported count.
@@ -442,6 +462,7 @@ class Daemon {
                                 {"inbox", std::to_string(pruned->inbox)},
                                 {"outbox", std::to_string(pruned->outbox)},
                                 {"turns", std::to_string(pruned->turns)},
+                                {"repairs", std::to_string(pruned->repairs)},
                                 {"approvals", std::to_string(pruned->approvals)}});
   }
 

@@ -1,7 +1,10 @@
 #include "chat/chat_service.h"
 
+#include <algorithm>
+
 #include "chat/reply_delivery.h"
 #include "chat/restart_recovery.h"
+#include "chat/slash_commands.h"
 #include "gantry/text/trim.h"
 #include "log/log.h"
 
@@ -9,6 +12,13 @@ namespace gantry::chat {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+/// One of the slash commands (the others are answered before this is asked).
+bool isReportCommand(const std::string& cmd) {
+  const auto& all = slashCommands();
+  return std::any_of(all.begin(), all.end(),
+                     [&](const SlashCommand& c) { return cmd == "/" + std::string(c.name); });
+}
 
 /// A turn not started by a user message: a cron prompt, or the continuation of a parked
 /// approval (approval_id set).
@@ -353,25 +363,22 @@ void ChatService::onMessage(InboundMessage message) noexcept {
 }
 
 bool ChatService::handleCommand(const InboundMessage& m) {
-  std::string cmd = m.text.substr(0, m.text.find_first_of(" @\n"));
+  // Leading space allowed: a Slack client takes a message starting with / as its own command.
+  const std::string line(text::trim(m.text));
+  std::string cmd = line.substr(0, line.find_first_of(" @\n"));
   if (cmd == "/cancel") {
     bool any = worker(m.chat_id).cancelAll(false);
     channel_.send(m.chat_id, any ? "Cancelled." : "Nothing to cancel.");
   } else if (cmd == "/new") {
     worker(m.chat_id).cancelAll(true);
-  } else if (cmd == "/status") {
-    channel_.send(m.chat_id, texts_.status ? texts_.status(m.chat_id) : "");
-  } else if (cmd == "/tools") {
-    channel_.send(m.chat_id, texts_.tools ? texts_.tools() : "");
-  } else if (cmd == "/tokens") {
-    channel_.send(m.chat_id, texts_.tokens ? texts_.tokens(m.chat_id) : "");
+  } else if (auto report = texts_.find(cmd); report != texts_.end()) {
+    channel_.send(m.chat_id, report->second ? report->second(m.chat_id) : "");
   } else if (cmd == "/approve" || cmd == "/deny") {
-    channel_.send(m.chat_id, decide(m, cmd == "/approve"));
+    channel_.send(m.chat_id, decide(m, line, cmd == "/approve"));
   } else if (cmd == "/start" || cmd == "/help") {
-    channel_.send(m.chat_id,
-                  "Hi. Write to me as you would to a person. Commands: /new (fresh session, "
-                  "memory kept), /cancel (stop the current turn), /status, /tools, /tokens, "
-                  "/approve ID and /deny ID (answer a tool's request for approval).");
+    channel_.send(m.chat_id, helpText());
+  } else if (isReportCommand(cmd)) {
+    channel_.send(m.chat_id, cmd + " is not available here.");
   } else {
     return false;
   }
@@ -380,11 +387,11 @@ bool ChatService::handleCommand(const InboundMessage& m) {
 
 /// /approve ID, /deny ID: decided here, ahead of the chat's queue, so a turn waiting for it
 /// (or running) cannot hold it up. The waiting turn, or the follow-up, acts on it.
-std::string ChatService::decide(const InboundMessage& m, bool approve) {
+std::string ChatService::decide(const InboundMessage& m, const std::string& text, bool approve) {
   const char* usage = approve ? "Usage: /approve ID" : "Usage: /deny ID";
-  auto space = m.text.find(' ');
+  auto space = text.find(' ');
   if (space == std::string::npos) return usage;
-  std::string id = std::string(text::trim(m.text.substr(space + 1)));
+  std::string id = std::string(text::trim(text.substr(space + 1)));
   if (id.empty() || id.find_first_of(" \n") != std::string::npos) return usage;
   if (!approvals_) return "Approvals are not available here.";
   auto decided =

@@ -34,12 +34,12 @@ struct ChatOptions {
   SettleClock* settle_clock = &steadySettleClock();
 };
 
-/// Texts for /status, /tools and /tokens, supplied by the application.
-struct CommandTexts {
-  std::function<std::string(const std::string& chat_id)> status;
-  std::function<std::string()> tools;
-  std::function<std::string(const std::string& chat_id)> tokens;
-};
+/// The reply to a command that only reports (/status, /tools, /tokens, /perf, /toolstats,
+/// /memstats), supplied by the application; called on the channel's receive thread.
+using CommandText = std::function<std::string(const std::string& chat_id)>;
+/// Keyed by the command with its slash ("/perf"). A command of slashCommands() missing here
+/// answers that it is not available.
+using CommandTexts = std::map<std::string, CommandText>;
 
 class ChatService final : public InboundSink {
  public:
@@ -76,7 +76,8 @@ class ChatService final : public InboundSink {
   class Worker;
   Worker& worker(const std::string& chat_id);
   bool handleCommand(const InboundMessage& message);
-  std::string decide(const InboundMessage& message, bool approve);
+  /// text: the message's text, trimmed.
+  std::string decide(const InboundMessage& message, const std::string& text, bool approve);
   void followUp(const store::ApprovalRow& approval);
   void stopFollowUp();
   /// A message the inbox already holds (a channel handing it over again after a restart).

@@ -82,13 +82,22 @@ std::string usageLine(const StatusInputs& in) {
   return line + " (UTC day)";
 }
 
+std::vector<ToolSchema> published(const StatusInputs& in, const std::string& chat_id) {
+  return in.publication ? in.publication->schemas(chat_id) : in.catalog->schemas();
+}
+
+std::string publishedCount(const StatusInputs& in, const std::vector<ToolSchema>& schemas) {
+  return std::to_string(schemas.size()) + " published of " +
+         std::to_string(in.catalog->schemas().size());
+}
+
 std::string statusText(const StatusInputs& in, const std::string& chat_id) {
-  auto schemas = in.catalog->schemas();
+  auto schemas = published(in, chat_id);
   std::string text = "model: " + in.provider->model() + " (" + in.config->provider + ")\n";
   text += "uptime: " + formatDuration(store::nowMs() - in.started_ms) + "\n";
   text += sessionLine(in, chat_id) + "\n";
-  text += "tools: " + std::to_string(schemas.size()) + " published, ~" +
-          std::to_string(schemaTokens(schemas)) + " tokens (estimate)\n";
+  text += "tools: " + publishedCount(in, schemas) + ", ~" + std::to_string(schemaTokens(schemas)) +
+          " tokens published (estimate)\n";
   text += memoryLine(in) + "\n";
   text += lastTurnLine(in) + "\n";
   text += usageLine(in);
@@ -96,12 +105,18 @@ std::string statusText(const StatusInputs& in, const std::string& chat_id) {
   return text;
 }
 
-std::string toolsText(const StatusInputs& in) {
-  auto schemas = in.catalog->schemas();
-  std::string text = "Published tools (" + std::to_string(schemas.size()) + ", ~" +
-                     std::to_string(schemaTokens(schemas)) + " tokens, estimate):";
+std::string toolsText(const StatusInputs& in, const std::string& chat_id) {
+  auto schemas = published(in, chat_id);
+  std::string text = "Tools: " + publishedCount(in, schemas) + ", ~" +
+                     std::to_string(schemaTokens(schemas)) + " tokens published (estimate):";
   for (const auto& s : schemas) {
     text += "\n- " + s.name + " (~" + std::to_string(schemaTokens(s)) + " tokens)";
+  }
+  if (!in.publication || in.publication->mode() != tools::PublishMode::kLazy) return text;
+  for (const auto& server : in.publication->servers()) {
+    if (in.publication->published(chat_id, server.name)) continue;
+    text += "\nnot published: " + server.name + " (" + std::to_string(server.tools) + " tools, ~" +
+            std::to_string(server.est_tokens) + " tokens; mcp_enable)";
   }
   return text;
 }

@@ -10,6 +10,7 @@
 #include "gantry/provider.h"
 #include "store/store.h"
 #include "tools/catalog.h"
+#include "tools/publication.h"
 
 namespace gantry::health {
 
@@ -21,10 +22,14 @@ struct StatusInputs {
   tools::Catalog* catalog;
   const cron::Zone* zone;  ///< null when cron is off
   int64_t started_ms;
+  /// What each chat's calls publish; null: the whole catalog is.
+  const tools::Publication* publication = nullptr;
 };
 
 std::string statusText(const StatusInputs& in, const std::string& chat_id);
-std::string toolsText(const StatusInputs& in);
+/// The tools the chat's next call publishes ("N published of M"), then the servers it could
+/// enable.
+std::string toolsText(const StatusInputs& in, const std::string& chat_id);
 
 /// "3h 12m", "45s".
 std::string formatDuration(int64_t ms);

@@ -37,13 +37,6 @@ Result<std::unique_ptr<McpHost>> McpHost::start(const Manifest& manifest,
                           {"tools_listed", std::to_string(listed)},
                           {"tools_published", std::to_string(published)},
                           {"est_tokens", std::to_string(tokens)}});
-  if (options.schema_max_tokens > 0 && tokens > options.schema_max_tokens) {
-    host->shutdown();
-    return Status::error(
-        "published MCP tool schemas are estimated at " + std::to_string(tokens) +
-        " tokens, over TOOL_SCHEMA_MAX_TOKENS=" + std::to_string(options.schema_max_tokens) +
-        " (narrow them with tools/exclude in the manifest)");
-  }
   return host;
 }
 

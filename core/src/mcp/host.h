@@ -16,10 +16,9 @@ namespace gantry::mcp {
 /// Owns one McpServer per manifest entry. Thread-safe after start().
 class McpHost {
  public:
-  /// Starts every server, waits up to options.boot_wait in total for them, logs
-  /// tools_listed / tools_published / est_tokens, and fails when
-  /// options.schema_max_tokens > 0 and the published schemas are estimated larger (the
-  /// caller exits 1). A server that fails or is slow does not fail start(): it keeps
+  /// Starts every server, waits up to options.boot_wait in total for them and logs
+  /// tools_listed / tools_published / est_tokens (TOOL_SCHEMA_MAX_TOKENS is
+  /// tools::Publication's). A server that fails or is slow does not fail start(): it keeps
   /// being restarted and its tools join the catalog when it comes up.
   static Result<std::unique_ptr<McpHost>> start(const Manifest& manifest,
                                                 const McpOptions& options);

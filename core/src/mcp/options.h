@@ -7,9 +7,6 @@
 namespace gantry::mcp {
 
 struct McpOptions {
-  /// TOOL_SCHEMA_MAX_TOKENS: >0 fails start() when published MCP schemas are estimated
-  /// larger (chars/4).
-  std::size_t schema_max_tokens = 0;
   /// How long start() waits, in total, for servers to come up; slower ones join later.
   std::chrono::milliseconds boot_wait{10000};
   std::chrono::milliseconds init_timeout{30000};           ///< initialize and tools/list

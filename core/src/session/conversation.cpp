@@ -122,10 +122,10 @@ Result<std::vector<int64_t>> Conversation::recordCalls(const ChatMessage& messag
 }
 
 Status Conversation::recordResult(int64_t row, const ToolCall& call, bool ok,
-                                  const std::string& result, int64_t dur_ms,
+                                  const std::string& result, const store::CallCost& cost,
                                   const store::CallDecision& decision) {
   ChatMessage tool{Role::kTool, result, {}, {}, call.id, call.name, {}};
-  if (Status s = messages_.appendResult(session_id_, row, ok, dur_ms, tool, decision); !s.isOk()) {
+  if (Status s = messages_.appendResult(session_id_, row, ok, cost, tool, decision); !s.isOk()) {
     return s;
   }
   history_.push_back(std::move(tool));

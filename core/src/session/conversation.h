@@ -76,7 +76,7 @@ class Conversation {
 
   /// Records the result of the call recorded as row and appends it as a tool message.
   Status recordResult(int64_t row, const ToolCall& call, bool ok, const std::string& result,
-                      int64_t dur_ms, const store::CallDecision& decision = {});
+                      const store::CallCost& cost, const store::CallDecision& decision = {});
 
   /// Collapses every tool result but the last kKeptToolResults in the prompt's history (the
   /// record keeps them whole). Called after each round, so a long chain of calls does not

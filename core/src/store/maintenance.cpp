@@ -61,6 +61,7 @@ Result<Pruned> pruneRecord(Store& store, int64_t cutoff_ms) {
     run("DELETE FROM messages WHERE created_at < ? AND in_history = 0", &pruned.messages);
     run("DELETE FROM usage WHERE at < ?", &pruned.usage);
     run("DELETE FROM turns WHERE started_at < ?", &pruned.turns);
+    run("DELETE FROM tool_repairs WHERE at < ?", &pruned.repairs);
     run("DELETE FROM inbox WHERE handled_at IS NOT NULL AND received_at < ?", &pruned.inbox);
     run("DELETE FROM approvals WHERE expires_at < ?", &pruned.approvals);
     run("DELETE FROM outbox WHERE state <> 'pending' AND created_at < ?", &pruned.outbox);

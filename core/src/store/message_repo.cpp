@@ -197,7 +197,7 @@ Result<std::vector<int64_t>> MessageRepo::appendCalls(int64_t session_id,
   });
 }
 
-Status MessageRepo::appendResult(int64_t session_id, int64_t row_id, bool ok, int64_t dur_ms,
+Status MessageRepo::appendResult(int64_t session_id, int64_t row_id, bool ok, const CallCost& cost,
                                  const ChatMessage& tool, const CallDecision& decision) {
   return guarded("record tool result", [&]() -> Status {
     std::lock_guard lock(store_.mutex());
@@ -213,10 +213,14 @@ Status MessageRepo::appendResult(int64_t session_id, int64_t row_id, bool ok, in
     if (!d.approval_id.empty()) approval = d.approval_id;
     if (!d.decided_by.empty()) by = d.decided_by;
     if (d.decided_at) decided_at = d.decided_at;
+    Poco::Nullable<std::string> resolved;
+    if (!cost.tool.empty()) resolved = cost.tool;
+    Poco::Int64 dur_ms = cost.dur_ms, chars = cost.result_chars;
     s << "UPDATE tool_calls SET status = ?, result = ?, finished_at = ?, dur_ms = ?, policy = ?, "
-         "approval_id = ?, decided_by = ?, decided_at = ? WHERE id = ?",
+         "approval_id = ?, decided_by = ?, decided_at = ?, tool = ?, result_chars = ? "
+         "WHERE id = ?",
         use(status), use(text), use(at), use(dur_ms), use(policy), use(approval), use(by),
-        use(decided_at), use(row_id), now;
+        use(decided_at), use(resolved), use(chars), use(row_id), now;
     insertMessage(store_.db(), session_id, tool);
     transaction.commit();
     return Status::ok();
@@ -252,12 +256,20 @@ Result<std::vector<OrphanedCall>> MessageRepo::closeOrphanedToolCalls() {
 Status MessageRepo::recordTurn(const TurnCost& c) {
   return guarded("record turn", [&]() -> Status {
     std::lock_guard lock(store_.mutex());
+    auto& s = store_.db().session;
+    Poco::Data::Transaction transaction(s);
     TurnCost t = c;
-    store_.db().session << "INSERT INTO turns(session_id, started_at, model_ms, tool_ms, "
-                           "total_ms, prompt_tokens, completion_tokens, outcome) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    s << "INSERT INTO turns(session_id, started_at, model_ms, tool_ms, total_ms, prompt_tokens, "
+         "completion_tokens, outcome, first_token_ms, model_calls, tool_calls) "
+         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         use(t.session_id), use(t.started_at), use(t.model_ms), use(t.tool_ms), use(t.total_ms),
-        use(t.prompt_tokens), use(t.completion_tokens), use(t.outcome), now;
+        use(t.prompt_tokens), use(t.completion_tokens), use(t.outcome), use(t.first_token_ms),
+        use(t.model_calls), use(t.tool_calls), now;
+    for (auto& repair : t.repairs) {
+      s << "INSERT INTO tool_repairs(session_id, at, kind, tool) VALUES (?, ?, ?, ?)",
+          use(t.session_id), use(t.started_at), use(repair.kind), use(repair.tool), now;
+    }
+    transaction.commit();
     return Status::ok();
   });
 }

@@ -28,13 +28,32 @@ struct CallDecision {
   int64_t decided_at = 0;
 };
 
-/// Per-turn cost, for /status and the turns table.
+/// A repair the host made of what the model sent (DESIGN 4.1), for /toolstats.
+struct Repair {
+  /// name_repaired | server_enabled_by_call | unknown_tool | constrained_retry |
+  /// printed_call | think_promoted
+  std::string kind;
+  std::string tool;  ///< the tool concerned, or the name the model wrote; may be empty
+};
+
+/// Per-turn cost, for /status, /perf and the turns table.
 struct TurnCost {
   int64_t session_id = 0;
   int64_t started_at = 0;
   int64_t model_ms = 0, tool_ms = 0, total_ms = 0;
   int64_t prompt_tokens = 0, completion_tokens = 0;
   std::string outcome;
+  int64_t first_token_ms = -1;  ///< of the turn's first model call; -1 when not streamed
+  int64_t model_calls = 0;
+  int64_t tool_calls = 0;
+  std::vector<Repair> repairs = {};  ///< recorded with the turn, one row each
+};
+
+/// What a finished call cost, for /toolstats.
+struct CallCost {
+  std::string tool;  ///< the tool it ran as (name repaired); "" when no tool was meant
+  int64_t dur_ms = 0;
+  int64_t result_chars = 0;  ///< before truncation
 };
 
 class MessageRepo {
@@ -62,13 +81,14 @@ class MessageRepo {
   Result<std::vector<int64_t>> appendCalls(int64_t session_id, const ChatMessage& message);
   /// Closes the call's row with its result and appends the tool message, in one transaction.
   /// decision says how the owner's policy treated the call.
-  Status appendResult(int64_t session_id, int64_t row_id, bool ok, int64_t dur_ms,
+  Status appendResult(int64_t session_id, int64_t row_id, bool ok, const CallCost& cost,
                       const ChatMessage& tool, const CallDecision& decision = {});
   /// Closes calls left running by a crash with a synthetic error row and a matching tool
   /// message in history ("interrupted by a restart, not re-run"), so no call is ever
   /// replayed. One transaction. Returns what was closed.
   Result<std::vector<OrphanedCall>> closeOrphanedToolCalls();
 
+  /// Appends the turn's row and one tool_repairs row per repair, in one transaction.
   Status recordTurn(const TurnCost& cost);
   /// The most recent turn, if any.
   Result<TurnCost> lastTurn();

@@ -223,10 +223,40 @@ CREATE INDEX outbox_pending ON outbox(state, id);
 CREATE INDEX inbox_message ON inbox(chat_id, message_id);
 )sql";
 
+// What /perf, /toolstats and /tokens report, kept so `gantry perf|toolstats|tokens` (another
+// process) sees the same facts: per turn the first call's time to first token and the number
+// of model and tool calls; per tool call the tool it resolved to (NULL: no tool was meant) and
+// the result's size before truncation; one row per repair the host made of what a model sent;
+// and each chat's standing prompt, estimated part by part when its last turn ended.
+constexpr std::string_view kV7 = R"sql(
+ALTER TABLE turns ADD COLUMN first_token_ms INTEGER NOT NULL DEFAULT -1;
+ALTER TABLE turns ADD COLUMN model_calls INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE turns ADD COLUMN tool_calls INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE tool_calls ADD COLUMN tool TEXT;
+ALTER TABLE tool_calls ADD COLUMN result_chars INTEGER;
+UPDATE tool_calls SET tool = name, result_chars = length(result) WHERE status <> 'running';
+CREATE TABLE tool_repairs(
+  id INTEGER PRIMARY KEY,
+  session_id INTEGER NOT NULL,
+  at INTEGER NOT NULL,
+  kind TEXT NOT NULL CHECK(kind IN ('name_repaired','server_enabled_by_call','unknown_tool',
+                                    'constrained_retry','printed_call','think_promoted')),
+  tool TEXT NOT NULL DEFAULT '');
+CREATE INDEX tool_repairs_at ON tool_repairs(at);
+CREATE TABLE prompt_budget(
+  chat_id TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  part TEXT NOT NULL,
+  est_tokens INTEGER NOT NULL,
+  detail TEXT NOT NULL DEFAULT '',
+  at INTEGER NOT NULL,
+  PRIMARY KEY(chat_id, position));
+)sql";
+
 }  // namespace
 
 const std::vector<std::string_view>& migrations() {
-  static const std::vector<std::string_view> kAll = {kV1, kV2, kV3, kV4, kV5, kV6};
+  static const std::vector<std::string_view> kAll = {kV1, kV2, kV3, kV4, kV5, kV6, kV7};
   return kAll;
 }
 

@@ -27,6 +27,9 @@ ToolResult McpEnableTool::call(const std::string&, const std::string& arguments_
   if (!args.isOk()) return {false, args.status().message()};
   auto server = stringArgument(*args.value(), "server");
   const auto servers = publication_.servers();
+  if (server) {
+    if (auto refusal = publication_.overCap(context.chat_id, *server)) return {false, *refusal};
+  }
   if (!server || !publication_.enable(context.chat_id, *server)) {
     return {false, "error: no tool server named \"" + server.value_or("") +
                        "\"; the servers are: " + serverNames(servers)};

@@ -64,13 +64,57 @@ void Publication::beginTurn(const std::string& chat_id) {
   if (held.size() != before) save(chat_id, held);
 }
 
+void Publication::noteWithheld(const std::string& server, std::size_t tokens) const {
+  std::lock_guard lock(withheld_mutex_);
+  if (!withheld_.insert(server).second) return;
+  log::warn("tool_server_withheld", {{"server", server},
+                                     {"est_tokens", std::to_string(tokens)},
+                                     {"max_tokens", std::to_string(options_.max_tokens)},
+                                     {"note", "over TOOL_SCHEMA_MAX_TOKENS; not published"}});
+}
+
+void Publication::admit(const ToolSource& source, std::vector<ToolSchema>& out,
+                        std::size_t* tokens) const {
+  auto tools = source.tools();
+  const std::size_t cost = schemaTokens(tools);
+  if (options_.max_tokens > 0 && *tokens + cost > options_.max_tokens) {
+    return noteWithheld(source.server(), cost);
+  }
+  *tokens += cost;
+  out.insert(out.end(), tools.begin(), tools.end());
+  if (tools.empty() || options_.mode != PublishMode::kEager) return;
+  std::lock_guard lock(withheld_mutex_);
+  if (std::find(admitted_.begin(), admitted_.end(), &source) == admitted_.end()) {
+    admitted_.push_back(&source);
+  }
+}
+
+std::vector<const ToolSource*> Publication::eagerOrder() const {
+  std::vector<const ToolSource*> order;
+  {
+    std::lock_guard lock(withheld_mutex_);
+    order = admitted_;
+  }
+  for (const auto* source : catalog_.sources()) {
+    if (source->server().empty()) continue;
+    if (std::find(order.begin(), order.end(), source) == order.end()) order.push_back(source);
+  }
+  return order;
+}
+
 std::vector<ToolSchema> Publication::schemas(const std::string& chat_id) const {
-  if (options_.mode == PublishMode::kEager) return catalog_.schemas();
   std::vector<ToolSchema> out;
+  std::size_t tokens = 0;
   for (const auto* source : catalog_.sources()) {
     if (!source->server().empty()) continue;
     auto tools = source->tools();
+    tokens += schemaTokens(tools);
     out.insert(out.end(), tools.begin(), tools.end());
+  }
+  if (options_.mode == PublishMode::kEager) {
+    for (const auto* source : eagerOrder()) admit(*source, out, &tokens);
+    sortByName(out);  // as Catalog::schemas() orders everything
+    return out;
   }
   sortByName(out);
   std::vector<Held> held;
@@ -81,14 +125,56 @@ std::vector<ToolSchema> Publication::schemas(const std::string& chat_id) const {
   for (const auto& h : held) {
     std::vector<ToolSchema> block;
     for (const auto* source : catalog_.sources()) {
-      if (source->server() != h.server) continue;
-      auto tools = source->tools();
-      block.insert(block.end(), tools.begin(), tools.end());
+      if (source->server() == h.server) admit(*source, block, &tokens);
     }
     sortByName(block);
     out.insert(out.end(), block.begin(), block.end());
   }
   return out;
+}
+
+Status Publication::checkAtStart() const {
+  if (options_.max_tokens == 0) return Status::ok();
+  const std::size_t tokens =
+      options_.mode == PublishMode::kEager ? schemaTokens(catalog_.schemas()) : publishedTokens({});
+  if (tokens <= options_.max_tokens) return Status::ok();
+  return Status::error(
+      "published tool schemas are estimated at " + std::to_string(tokens) +
+      " tokens, over TOOL_SCHEMA_MAX_TOKENS=" + std::to_string(options_.max_tokens) +
+      " (narrow them with tools/exclude in the manifest, or TOOL_PUBLISH=lazy)");
+}
+
+std::size_t Publication::publishedTokens(const std::string& chat_id) const {
+  return schemaTokens(schemas(chat_id));
+}
+
+bool Publication::published(const std::string& chat_id, const std::string& server) const {
+  const auto schemas_now = schemas(chat_id);
+  for (const auto* source : catalog_.sources()) {
+    if (source->server() != server) continue;
+    for (const auto& tool : source->tools()) {
+      if (std::none_of(schemas_now.begin(), schemas_now.end(),
+                       [&](const ToolSchema& s) { return s.name == tool.name; })) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+std::optional<std::string> Publication::overCap(const std::string& chat_id,
+                                                const std::string& server) const {
+  if (options_.max_tokens == 0 || published(chat_id, server)) return std::nullopt;
+  std::size_t cost = 0;
+  for (const auto& s : servers()) {
+    if (s.name == server) cost = s.est_tokens;
+  }
+  const std::size_t now_tokens = publishedTokens(chat_id);
+  if (now_tokens + cost <= options_.max_tokens) return std::nullopt;
+  return "error: " + server + "'s tools (~" + std::to_string(cost) +
+         " est. tokens) would take the published tools to ~" + std::to_string(now_tokens + cost) +
+         ", over the owner's TOOL_SCHEMA_MAX_TOKENS=" + std::to_string(options_.max_tokens) +
+         "; it was not enabled. Go on without it, or tell the user.";
 }
 
 bool Publication::renew(const std::string& chat_id, const std::string& server) {
@@ -119,13 +205,18 @@ bool Publication::enable(const std::string& chat_id, const std::string& server) 
   return true;
 }
 
-void Publication::noteCall(const std::string& chat_id, const ToolSource& source) {
+bool Publication::noteCall(const std::string& chat_id, const ToolSource& source) {
   const std::string server = source.server();
-  if (options_.mode == PublishMode::kEager || server.empty()) return;
-  if (renew(chat_id, server)) {
-    log::info("tool_name_repaired",
-              {{"chat", chat_id}, {"server", server}, {"repair", "server_enabled_by_call"}});
+  if (options_.mode == PublishMode::kEager || server.empty()) return false;
+  if (overCap(chat_id, server)) {
+    log::warn("tool_server_not_enabled",
+              {{"chat", chat_id}, {"server", server}, {"note", "over TOOL_SCHEMA_MAX_TOKENS"}});
+    return false;  // the call runs; the server stays unpublished
   }
+  if (!renew(chat_id, server)) return false;
+  log::info("tool_name_repaired",
+            {{"chat", chat_id}, {"server", server}, {"repair", "server_enabled_by_call"}});
+  return true;
 }
 
 std::vector<ServerListing> Publication::servers() const {

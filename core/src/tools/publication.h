@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,12 @@ struct PublishOptions {
   PublishMode mode = PublishMode::kEager;
   std::chrono::milliseconds hold = std::chrono::hours(6);  ///< TOOL_ENABLE_HOLD
   std::function<int64_t()> clock;                          ///< ms since epoch; unset: now
+  /// TOOL_SCHEMA_MAX_TOKENS (0: no cap): what any call publishes is estimated at most this.
+  /// The built-ins always are; MCP servers are admitted whole while they fit — eager the
+  /// servers published before first, then the others in catalog order; lazy in the order the
+  /// chat enabled them — and the rest is withheld (logged), so a server that comes up late
+  /// can neither take a call over the cap nor push out what was published.
+  std::size_t max_tokens = 0;
 };
 
 /// One line of the lazy listing: an MCP server that can be enabled.
@@ -50,16 +58,31 @@ class Publication {
 
   /// What the chat's next model call publishes. Lazy: the built-ins sorted by name, then
   /// each enabled server's tools (sorted) in the order the servers were enabled, so
-  /// enabling one only appends and what was published before stays byte-identical.
+  /// enabling one only appends and what was published before stays byte-identical. Never
+  /// over max_tokens past the built-ins.
   std::vector<ToolSchema> schemas(const std::string& chat_id) const;
+
+  /// Boot: what a call publishes at start — eager everything up now, lazy the built-ins —
+  /// must fit max_tokens; the error names TOOL_SCHEMA_MAX_TOKENS (the caller exits 1).
+  Status checkAtStart() const;
+
+  /// Estimated tokens (chars/4) of schemas(chat_id).
+  std::size_t publishedTokens(const std::string& chat_id) const;
+
+  /// True when server's tools are in schemas(chat_id).
+  bool published(const std::string& chat_id, const std::string& server) const;
+
+  /// Why enabling server for the chat would break max_tokens, or nullopt when it fits (or
+  /// is published already).
+  std::optional<std::string> overCap(const std::string& chat_id, const std::string& server) const;
 
   /// Enables server for the chat (or renews its hold). False when no MCP server of the
   /// catalog has that name.
   bool enable(const std::string& chat_id, const std::string& server);
 
   /// A call resolved to source: renews its server's hold and, lazy, enables a server not
-  /// yet published (the model called it by name: one repair, logged).
-  void noteCall(const std::string& chat_id, const ToolSource& source);
+  /// yet published (the model called it by name: one repair, logged). True when it enabled.
+  bool noteCall(const std::string& chat_id, const ToolSource& source);
 
   /// Every MCP server of the catalog, in catalog order.
   std::vector<ServerListing> servers() const;
@@ -76,11 +99,20 @@ class Publication {
   void save(const std::string& chat_id, const std::vector<Held>& held) const;
   bool renew(const std::string& chat_id, const std::string& server);
   int64_t now() const;
+  /// Appends source's tools to out (tokens counted in *tokens) when they fit the cap, else
+  /// notes the server as withheld.
+  void admit(const ToolSource& source, std::vector<ToolSchema>& out, std::size_t* tokens) const;
+  void noteWithheld(const std::string& server, std::size_t tokens) const;
+  /// Eager: the servers in the order they are admitted in.
+  std::vector<const ToolSource*> eagerOrder() const;
 
   Catalog& catalog_;
   store::Store& store_;
   PublishOptions options_;
   mutable std::mutex mutex_;  ///< one read-modify-write of a chat's set at a time
+  mutable std::mutex withheld_mutex_;
+  mutable std::set<std::string> withheld_;           ///< servers logged as over the cap
+  mutable std::vector<const ToolSource*> admitted_;  ///< eager: published so far, in order
 };
 
 }  // namespace gantry::tools

@@ -37,6 +37,12 @@ struct SentRecord {
   std::size_t photo_bytes = 0;
 };
 
+/// One entry of the bot's command menu (setMyCommands).
+struct BotCommandRecord {
+  std::string command;
+  std::string description;
+};
+
 /// A scripted failure for the next `count` calls of `method` ("" = any method).
 struct Fault {
   std::string method;
@@ -99,6 +105,8 @@ class FakeTelegram {
   bool waitPolling(std::chrono::milliseconds timeout = std::chrono::seconds(20)) const;
   /// The highest offset a getUpdates call has confirmed (0 when none).
   std::int64_t confirmedOffset() const;
+  /// The command menu setMyCommands last set (empty until then).
+  std::vector<BotCommandRecord> commands() const;
   /// sent() as a JSON array, for GET /control/sent.
   std::string sentJson() const;
 
@@ -125,6 +133,8 @@ class FakeTelegram {
   std::string editMessageText(const BotParams& params, int* status);
   std::string sendPhoto(const BotParams& params, int* status);
   std::string getFile(const BotParams& params, int* status);
+  std::string setMyCommands(const BotParams& params, int* status);
+  std::string getMyCommands() const;
   std::string messageJson(std::int64_t id, const std::string& chat_id, const std::string& text);
   void record(SentRecord record);
 
@@ -149,6 +159,7 @@ class FakeTelegram {
   std::vector<Fault> faults_;
   std::vector<SentRecord> sent_;
   std::map<std::string, int> calls_;
+  std::vector<BotCommandRecord> commands_;
 };
 
 /// Parses Telegram HTML as the Bot API does: supported tags only, balanced, entities

@@ -231,6 +231,8 @@ std::string FakeTelegram::dispatch(const std::string& method, const BotParams& p
   if (method == "editMessageText") return editMessageText(params, status);
   if (method == "sendPhoto") return sendPhoto(params, status);
   if (method == "getFile") return getFile(params, status);
+  if (method == "setMyCommands") return setMyCommands(params, status);
+  if (method == "getMyCommands") return getMyCommands();
   if (method == "getMe") {
     return ok("{\"id\":42,\"is_bot\":true,\"first_name\":\"Fake\",\"username\":\"fake_bot\"}");
   }

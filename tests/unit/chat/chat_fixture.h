@@ -32,9 +32,10 @@ struct ChatFixture : AgentFixture {
   }
   chat::ChatService& service() {
     if (!service_) {
-      chat::CommandTexts texts{[](const std::string& chat) { return "status of " + chat; },
-                               [] { return "lookup ~10 tokens"; },
-                               [](const std::string& chat) { return "tokens of " + chat; }};
+      chat::CommandTexts texts{
+          {"/status", [](const std::string& chat) { return "status of " + chat; }},
+          {"/tools", [](const std::string&) { return "lookup ~10 tokens"; }},
+          {"/tokens", [](const std::string& chat) { return "tokens of " + chat; }}};
       service_ = std::make_unique<chat::ChatService>(agent(), channel, temp.store(), chat_options,
                                                      std::move(texts), &approvals);
     }

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "chat/slash_commands.h"
 #include "unit/chat/chat_fixture.h"
 #include "unit/chat/manual_settle_clock.h"
 
@@ -282,4 +283,46 @@ TEST_CASE("a parked denial reaches the model, a parked expiry only the owner",
   }));
   CHECK(f.provider.requests().size() == calls);
   CHECK(f.tools.started().empty());
+}
+
+TEST_CASE("/help lists every slash command with what it does", "[chat]") {
+  ChatFixture f;
+  f.say("/help");
+  REQUIRE(f.channel.sent().size() == 1);
+  const std::string help = f.channel.sent()[0];
+  for (const auto& command : gantry::chat::slashCommands()) {
+    CHECK(help.find("\n/" + std::string(command.name)) != std::string::npos);
+    CHECK(help.find(std::string(command.description)) != std::string::npos);
+  }
+  CHECK(help.find("/approve ID") != std::string::npos);
+  CHECK(f.provider.requests().empty());  // never sent to the model
+}
+
+TEST_CASE("a report command answers with its text, or that it is not available", "[chat]") {
+  ChatFixture f;
+  f.say("/perf");
+  f.say("/memstats@fake_bot");
+  CHECK(f.channel.sent() == std::vector<std::string>{"/perf is not available here.",
+                                                     "/memstats is not available here."});
+  CHECK(f.provider.requests().empty());
+}
+
+TEST_CASE("every slash command is a valid Telegram bot command", "[chat]") {
+  std::string lines = gantry::chat::slashCommandLines();
+  for (const auto& command : gantry::chat::slashCommands()) {
+    const std::string name(command.name);
+    CHECK(!name.empty());
+    CHECK(name.size() <= 32);
+    CHECK(name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") == std::string::npos);
+    CHECK(!command.description.empty());
+    CHECK(command.description.size() <= 200);
+    CHECK(lines.find(name + "\t" + std::string(command.description)) != std::string::npos);
+  }
+}
+
+TEST_CASE("a command after leading spaces is still a command", "[chat]") {
+  ChatFixture f;
+  f.say("  /status");
+  CHECK(f.channel.sent() == std::vector<std::string>{"status of chat"});
+  CHECK(f.provider.requests().empty());
 }

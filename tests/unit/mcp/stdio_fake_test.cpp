@@ -209,16 +209,6 @@ TEST_CASE("stderr floods are relayed at a bounded rate", "[mcp]") {
   CHECK(logs.contains("mcp_stderr_suppressed"));
 }
 
-TEST_CASE("the schema token cap fails start when exceeded", "[mcp]") {
-  auto options = fastOptions();
-  options.schema_max_tokens = 10;
-  Manifest manifest;
-  manifest.servers = {fakeSpec()};
-  auto host = McpHost::start(manifest, options);
-  REQUIRE_FALSE(host.isOk());
-  CHECK_THAT(host.status().message(), Catch::Contains("TOOL_SCHEMA_MAX_TOKENS=10"));
-}
-
 TEST_CASE("the catalog repairs names of MCP tools and routes the call", "[mcp]") {
   auto host = startHost({fakeSpec()});
   tools::Catalog catalog;

@@ -149,7 +149,9 @@ TEST_CASE("tool calls are recorded as running rows and their results appended", 
   REQUIRE(rows.isOk());
   REQUIRE(rows->size() == 1);
   CHECK(f.messages.history(f.session).value().back().tool_calls.size() == 1);
-  REQUIRE(c->recordResult(rows->front(), {"call_1", "lookup", "{}", {}}, true, "found", 5).isOk());
+  REQUIRE(c->recordResult(rows->front(), {"call_1", "lookup", "{}", {}}, true, "found",
+                          {"lookup", 5, 5})
+              .isOk());
   auto record = f.messages.history(f.session).value();
   CHECK(record.back().role == Role::kTool);
   CHECK(record.back().tool_call_id == "call_1");
@@ -163,7 +165,9 @@ TEST_CASE("tool results older than the last four collapse within a turn", "[sess
     std::string id = "call_" + std::to_string(i);
     auto rows = c->recordCalls(toolCallMessage(id));
     REQUIRE(rows.isOk());
-    REQUIRE(c->recordResult(rows->front(), {id, "lookup", "{}", {}}, true, "result", 1).isOk());
+    REQUIRE(
+        c->recordResult(rows->front(), {id, "lookup", "{}", {}}, true, "result", {"lookup", 1, 6})
+            .isOk());
     c->collapseToolResults();
   }
   CHECK(c->history()[2].content == "[tool lookup: 6 chars, truncated]");

@@ -87,10 +87,18 @@ TEST_CASE("a retention pass deletes old rows but never what is still in a chat's
   live_approval.expires_at = store::nowMs() + 900000;
   REQUIRE(approvals.insert(old_approval).isOk());
   REQUIRE(approvals.insert(live_approval).isOk());
+  store::TurnCost turn;
+  turn.session_id = session;
+  turn.started_at = store::nowMs() - 10;
+  turn.outcome = "ok";
+  turn.repairs = {{"name_repaired", "lookup"}, {"think_promoted", ""}};
+  REQUIRE(repo.recordTurn(turn).isOk());
   const int64_t future = store::nowMs() + 1000;  // everything so far is older than this
   auto pruned = store::pruneRecord(*s, future);
   REQUIRE(pruned.isOk());
   CHECK(pruned->messages == 2);
+  CHECK(pruned->turns == 1);
+  CHECK(pruned->repairs == 2);
   CHECK(pruned->approvals == 1);
   CHECK(approvals.find("live0000")->has_value());
   CHECK(store::searchMessages(*s, "dropped", 10)->empty());

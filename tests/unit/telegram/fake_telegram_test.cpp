@@ -141,3 +141,51 @@ TEST_CASE("control endpoints enqueue updates and list what was sent", "[telegram
   Poco::StreamCopier::copyToString(session.receiveResponse(response), body);
   CHECK(body.find("\"text\":\"reply\"") != std::string::npos);
 }
+
+TEST_CASE("setMyCommands keeps a valid menu and getMyCommands returns it", "[telegram][fake]") {
+  FakeTelegram fake;
+  fake.start();
+  Answer set = call(fake, "setMyCommands",
+                    R"({"commands":[{"command":"perf","description":"the last turns"},)"
+                    R"({"command":"tool_stats2","description":"per tool"}]})");
+  CHECK(set.status == 200);
+  CHECK(set.body == R"({"ok":true,"result":true})");
+  REQUIRE(fake.commands().size() == 2);
+  CHECK(fake.commands()[1].command == "tool_stats2");
+  Answer got = call(fake, "getMyCommands", "{}");
+  CHECK(got.json->getArray("result")->getObject(0)->getValue<std::string>("description") ==
+        "the last turns");
+  // No commands parameter sets an empty list, as the Bot API does.
+  CHECK(call(fake, "setMyCommands", "{}").status == 200);
+  CHECK(fake.commands().empty());
+}
+
+TEST_CASE("setMyCommands refuses what the Bot API refuses, with its descriptions",
+          "[telegram][fake]") {
+  FakeTelegram fake;
+  fake.start();
+  auto refusal = [&](const std::string& commands) {
+    Answer a = call(fake, "setMyCommands", R"({"commands":)" + commands + "}");
+    CHECK(a.status == 400);
+    CHECK(a.json->getValue<int>("error_code") == 400);
+    return a.json->getValue<std::string>("description");
+  };
+  CHECK(refusal(R"([{"command":"Perf","description":"x"}])") == "Bad Request: BOT_COMMAND_INVALID");
+  CHECK(refusal(R"([{"command":"/perf","description":"x"}])") ==
+        "Bad Request: BOT_COMMAND_INVALID");
+  CHECK(refusal(R"([{"command":")" + std::string(33, 'a') + R"(","description":"x"}])") ==
+        "Bad Request: BOT_COMMAND_INVALID");
+  CHECK(refusal(R"([{"command":"perf","description":""}])") ==
+        "Bad Request: BOT_COMMAND_DESCRIPTION_INVALID");
+  CHECK(refusal(R"([{"command":"perf","description":")" + std::string(257, 'd') + R"("}])") ==
+        "Bad Request: BOT_COMMAND_DESCRIPTION_INVALID");
+  CHECK(refusal(R"([{"command":"perf"}])") ==
+        "Bad Request: can't parse BotCommand: Can't find field \"description\"");
+  CHECK(refusal(R"("perf")").find("can't parse commands JSON object") != std::string::npos);
+  std::string many = "[";
+  for (int i = 0; i < 101; ++i)
+    many += R"({"command":"c)" + std::to_string(i) + R"(","description":"d"},)";
+  many.back() = ']';
+  CHECK(refusal(many) == "Bad Request: too many commands specified");
+  CHECK(fake.commands().empty());  // a refused call changes nothing
+}

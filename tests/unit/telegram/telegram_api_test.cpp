@@ -98,3 +98,15 @@ TEST_CASE("request bodies send numeric chat ids as numbers", "[telegram][api]") 
   CHECK(poll.find("\"timeout\":50") != std::string::npos);
   CHECK(poll.find("edited_message") != std::string::npos);
 }
+
+TEST_CASE("the command menu body keeps what setMyCommands accepts, in order", "[telegram][api]") {
+  std::string lines =
+      "new\tstart a fresh session\nBad\tupper case\nperf\tthe last turns\n"
+      "empty\t\nno tab\n" +
+      std::string(33, 'a') + "\ttoo long a name\n";
+  CHECK(setMyCommandsBody(lines) ==
+        R"({"commands":[{"command":"new","description":"start a fresh session"},)"
+        R"({"command":"perf","description":"the last turns"}]})");
+  CHECK(setMyCommandsBody("").empty());
+  CHECK(setMyCommandsBody("Bad\tonly bad ones\n").empty());
+}

@@ -4,6 +4,7 @@
 
 #include "fakes/fake_tool_source.h"
 #include "tools/enable_tool.h"
+#include "tools/naming.h"
 #include "unit/memory/temp_store.h"
 
 using namespace gantry;
@@ -154,4 +155,68 @@ TEST_CASE("mcp_enable of an unknown server answers with the real names", "[publi
   CHECK_FALSE(result.ok);
   CHECK_THAT(result.text, Catch::Contains("garmin, web"));
   CHECK(p.schemas("c").size() == 2);
+}
+
+namespace {
+
+std::size_t tokensOf(const FakeToolSource& source) {
+  std::size_t n = 0;
+  for (const auto& s : source.tools())
+    n += estimateTokens(s.name, s.description, s.parameters_json);
+  return n;
+}
+
+Publication capped(Fixture& f, PublishMode mode, std::size_t max_tokens) {
+  PublishOptions options;
+  options.mode = mode;
+  options.clock = [&f] { return f.now_ms; };
+  options.max_tokens = max_tokens;
+  return Publication(f.catalog, f.temp.store(), options);
+}
+
+}  // namespace
+
+TEST_CASE("eager publishing withholds a server that comes up late past TOOL_SCHEMA_MAX_TOKENS",
+          "[publication]") {
+  Fixture f;
+  std::vector<std::string> garmin_tools = {"garmin__get_sleep", "garmin__get_hrv"};
+  f.garmin.setNames({});  // not up yet
+  auto p = capped(f, PublishMode::kEager, tokensOf(f.memory) + tokensOf(f.web) + 5);
+  REQUIRE(p.checkAtStart().isOk());
+  auto before = names(p.schemas("c"));
+  CHECK(before.size() == 4);
+  f.garmin.setNames(garmin_tools);  // up now, first in the catalog, but would not fit
+  CHECK(names(p.schemas("c")) == before);
+  CHECK_FALSE(p.published("c", "garmin"));
+  CHECK(p.publishedTokens("c") <= tokensOf(f.memory) + tokensOf(f.web) + 5);
+}
+
+TEST_CASE("boot fails when what is published at start is over TOOL_SCHEMA_MAX_TOKENS",
+          "[publication]") {
+  Fixture f;
+  const std::size_t all = tokensOf(f.memory) + tokensOf(f.web) + tokensOf(f.garmin);
+  auto eager = capped(f, PublishMode::kEager, all - 1);
+  REQUIRE_FALSE(eager.checkAtStart().isOk());
+  CHECK_THAT(eager.checkAtStart().message(),
+             Catch::Contains("TOOL_SCHEMA_MAX_TOKENS=" + std::to_string(all - 1)));
+  // Lazy publishes the built-ins only at start, so the same cap lets it boot.
+  CHECK(capped(f, PublishMode::kLazy, all - 1).checkAtStart().isOk());
+  CHECK_FALSE(capped(f, PublishMode::kLazy, tokensOf(f.memory) - 1).checkAtStart().isOk());
+}
+
+TEST_CASE("mcp_enable refuses a server that would take the chat over TOOL_SCHEMA_MAX_TOKENS",
+          "[publication]") {
+  Fixture f;
+  auto p = capped(f, PublishMode::kLazy, tokensOf(f.memory) + tokensOf(f.garmin) + 1);
+  McpEnableTool enable(p);
+  CallContext context{"c", nullptr, std::chrono::seconds(5)};
+  CHECK(enable.call("mcp_enable", R"({"server":"garmin"})", context).ok);
+  auto refused = enable.call("mcp_enable", R"({"server":"web"})", context);
+  CHECK_FALSE(refused.ok);
+  CHECK_THAT(refused.text, Catch::Contains("TOOL_SCHEMA_MAX_TOKENS"));
+  CHECK_FALSE(p.published("c", "web"));
+  // Calling one of its tools by name runs it but does not publish the server either.
+  CHECK_FALSE(p.noteCall("c", f.web));
+  CHECK_FALSE(p.published("c", "web"));
+  CHECK(p.published("c", "garmin"));
 }

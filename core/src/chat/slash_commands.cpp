@@ -1,0 +1,40 @@
+#include "chat/slash_commands.h"
+
+namespace gantry::chat {
+
+const std::vector<SlashCommand>& slashCommands() {
+  static const std::vector<SlashCommand> kCommands = {
+      {"new", "", "start a fresh session (memory is kept)"},
+      {"cancel", "", "stop the current turn"},
+      {"status", "", "model, uptime, session size, tools, memory, last turn"},
+      {"tools", "", "published tools with estimated tokens"},
+      {"tokens", "", "the standing prompt broken down, estimated"},
+      {"perf", "", "the last 10 turns: model, first token and tool ms, rounds, prompt tokens"},
+      {"toolstats", "", "calls, errors and time per tool; repairs of what the model sent"},
+      {"memstats", "", "memory rows by kind and state, conflicts, backlog, database size"},
+      {"approve", "ID", "let a tool that asked for approval run"},
+      {"deny", "ID", "refuse a tool that asked for approval"},
+      {"help", "", "this list"}};
+  return kCommands;
+}
+
+std::string helpText() {
+  std::string text = "Hi. Write to me as you would to a person. Commands:";
+  for (const auto& c : slashCommands()) {
+    text += "\n/" + std::string(c.name) + (c.args.empty() ? "" : " " + std::string(c.args)) +
+            " — " + std::string(c.description);
+  }
+  return text;
+}
+
+std::string slashCommandLines() {
+  std::string lines;
+  for (const auto& c : slashCommands()) {
+    lines += std::string(c.name) + "\t" + std::string(c.description) +
+             (c.args.empty() ? "" : " (/" + std::string(c.name) + " " + std::string(c.args) + ")") +
+             "\n";
+  }
+  return lines;
+}
+
+}  // namespace gantry::chat
