@@ -140,23 +140,19 @@ std::size_t codePoints(std::string_view text) {
 
 }  // namespace
 
-std::string setMyCommandsBody(std::string_view lines) {
-  Array::Ptr commands = new Array;
-  std::istringstream in{std::string(lines)};
-  for (std::string line; std::getline(in, line);) {
-    auto tab = line.find('\t');
-    if (tab == std::string::npos) continue;
-    std::string name = line.substr(0, tab), description = line.substr(tab + 1);
-    const std::size_t chars = codePoints(description);
-    if (!validCommandName(name) || chars == 0 || chars > 256) continue;
+std::string setMyCommandsBody(const std::vector<ChatCommand>& commands) {
+  Array::Ptr menu = new Array;
+  for (const ChatCommand& c : commands) {
+    const std::size_t chars = codePoints(c.description);
+    if (!validCommandName(c.name) || chars == 0 || chars > 256) continue;
     Object::Ptr command = new Object(Poco::JSON_PRESERVE_KEY_ORDER);
-    command->set("command", name);
-    command->set("description", description);
-    commands->add(command);
+    command->set("command", c.name);
+    command->set("description", c.description);
+    menu->add(command);
   }
-  if (commands->size() == 0) return {};
+  if (menu->size() == 0) return {};
   Object body;
-  body.set("commands", commands);
+  body.set("commands", menu);
   return toJson(body);
 }
 

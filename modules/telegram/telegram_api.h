@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gantry/channel.h"
 #include "gantry/message.h"
 
 namespace gantry::telegram {
@@ -62,14 +63,10 @@ std::string chatActionBody(std::string_view chat_id);
 std::string getFileBody(std::string_view file_id);
 std::string sendPhotoUrlBody(std::string_view chat_id, std::string_view url,
                              std::string_view caption, bool html);
-/// setMyCommands' body (default scope, every language) from the host's slash commands, one
-/// `name<TAB>description` a line (the configuration key kSlashCommandsKey). Names or
-/// descriptions the Bot API would refuse (name 1-32 of a-z, 0-9, _; description 1-256
+/// setMyCommands' body (default scope, every language) from the host's chat commands. Names
+/// or descriptions the Bot API would refuse (name 1-32 of a-z, 0-9, _; description 1-256
 /// characters) are left out, so one cannot cost the whole menu; "" when none is left.
-std::string setMyCommandsBody(std::string_view lines);
-
-/// The configuration key the host answers with its slash commands.
-inline constexpr std::string_view kSlashCommandsKey = "GANTRY_SLASH_COMMANDS";
+std::string setMyCommandsBody(const std::vector<ChatCommand>& commands);
 
 // ---- replies ------------------------------------------------------------------------
 

@@ -177,10 +177,14 @@ Status TelegramChannel::receiveLoop(InboundSink& sink) {
   return Status::ok();
 }
 
+void TelegramChannel::offerCommands(const std::vector<ChatCommand>& commands) noexcept {
+  commands_ = commands;
+}
+
 // The host's slash commands as the bot's command menu, once at start. One attempt: a menu
 // that could not be set is a warning, never a reason to delay or stop receiving.
 void TelegramChannel::registerCommands() {
-  std::string body = setMyCommandsBody(host_.config(kSlashCommandsKey).value_or(""));
+  std::string body = setMyCommandsBody(commands_);
   if (body.empty()) return;
   HttpReply http = http_.postJson("setMyCommands", body, kCommandsTimeoutSeconds, &poll_slot_);
   Reply reply = http.status == 0 ? networkFault(http) : parseReply(http.status, http.body);

@@ -52,6 +52,8 @@ class TelegramChannel final : public Channel {
 
   ChannelCaps caps() const noexcept override;
   Status run(InboundSink& sink) noexcept override;
+  /// Kept for run(), which registers them as the bot's command menu.
+  void offerCommands(const std::vector<ChatCommand>& commands) noexcept override;
   void stop() noexcept override;
   Result<std::string> send(const std::string& chat_id, std::string_view text) noexcept override;
   Status edit(const std::string& chat_id, const std::string& message_id,
@@ -94,6 +96,7 @@ class TelegramChannel final : public Channel {
   Options options_;
   BotHttp http_;
   AbortSlot poll_slot_;
+  std::vector<ChatCommand> commands_;  ///< set before run()
   std::atomic<bool> stop_{false};
   std::mutex pause_mutex_;
   std::condition_variable pause_wake_;

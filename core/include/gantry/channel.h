@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gantry/host.h"
 #include "gantry/message.h"
@@ -42,6 +43,12 @@ struct TurnEvent {
   std::string message;  ///< error text
 };
 
+/// A chat command the host answers, for platforms that show a command menu.
+struct ChatCommand {
+  std::string name;         ///< without the slash: lowercase letters, digits, underscores
+  std::string description;  ///< one line, saying what an argument is
+};
+
 /// Receives what the channel's receive loop hands over. Implemented by the core;
 /// called on the channel's receive thread; must not block for long.
 class InboundSink {
@@ -65,6 +72,9 @@ class Channel {
   /// Receive loop: returns ok at end of input (pipe EOF) or after stop(); an error when
   /// the channel cannot continue (bad token, another poller).
   virtual Status run(InboundSink& sink) noexcept = 0;
+  /// The host's chat commands, handed over once before run(). A platform with a command
+  /// menu registers them (Telegram's setMyCommands); the others have nothing to do.
+  virtual void offerCommands(const std::vector<ChatCommand>& /*commands*/) noexcept {}
   /// Asks run() to return soon. Thread-safe, idempotent.
   virtual void stop() noexcept = 0;
 

@@ -72,15 +72,6 @@ T take(Result<T> result) {
   return std::move(result.value());
 }
 
-/// What a channel module reads: the environment, and the slash commands under
-/// chat::kSlashCommandsKey (for a platform's command menu).
-config::EnvLookup withSlashCommands(config::EnvLookup env) {
-  return [env = std::move(env)](std::string_view key) -> std::optional<std::string> {
-    if (key == chat::kSlashCommandsKey) return chat::slashCommandLines();
-    return env(key);
-  };
-}
-
 /// Everything the running process owns, in construction order (destroyed in reverse).
 class Daemon {
  public:
@@ -236,8 +227,7 @@ class Daemon {
     auto channel_module = take(modules::load(dir, ModuleKind::kChannel, config_.channel));
     auto provider_module = take(modules::load(dir, ModuleKind::kProvider, config_.provider));
     env_ = modules::withDeclaredDefaults(env_, {channel_module, provider_module});
-    channel_host_ = std::make_unique<CoreHost>(config_.channel, withSlashCommands(env_),
-                                               store_.get(), stopping_);
+    channel_host_ = std::make_unique<CoreHost>(config_.channel, env_, store_.get(), stopping_);
     provider_host_ = std::make_unique<CoreHost>(config_.provider, env_, store_.get(), stopping_);
     check(modules::checkConfig(channel_module, *channel_host_));
     check(modules::checkConfig(provider_module, *provider_host_));
@@ -246,6 +236,7 @@ class Daemon {
     module_provider_ = take(modules::createProvider(provider_module, *provider_host_));
     provider_ = std::make_unique<RecordingProvider>(*module_provider_, *heartbeat_, *usage_);
     channel_ = take(modules::createChannel(channel_module, *channel_host_));
+    channel_->offerCommands(chat::menuCommands());
     chat_channel_ = std::make_unique<chat::RedactingChannel>(*channel_);
     startErrorReporting();
     log::info("modules_loaded",

@@ -27,14 +27,16 @@ std::string helpText() {
   return text;
 }
 
-std::string slashCommandLines() {
-  std::string lines;
+std::vector<ChatCommand> menuCommands() {
+  std::vector<ChatCommand> menu;
+  menu.reserve(slashCommands().size());
   for (const auto& c : slashCommands()) {
-    lines += std::string(c.name) + "\t" + std::string(c.description) +
-             (c.args.empty() ? "" : " (/" + std::string(c.name) + " " + std::string(c.args) + ")") +
-             "\n";
+    std::string description(c.description);
+    if (!c.args.empty())
+      description += " (/" + std::string(c.name) + " " + std::string(c.args) + ")";
+    menu.push_back({std::string(c.name), std::move(description)});
   }
-  return lines;
+  return menu;
 }
 
 }  // namespace gantry::chat

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gantry/channel.h"
+
 namespace gantry::chat {
 
 struct SlashCommand {
@@ -20,12 +22,8 @@ const std::vector<SlashCommand>& slashCommands();
 /// The /help reply.
 std::string helpText();
 
-/// The table for a channel module, one command a line: `name<TAB>description` (the
-/// description says what an argument is). Channels reach it as the configuration key
-/// kSlashCommandsKey.
-std::string slashCommandLines();
-
-/// The configuration key under which the host hands channel modules slashCommandLines().
-inline constexpr std::string_view kSlashCommandsKey = "GANTRY_SLASH_COMMANDS";
+/// The table as a channel's command menu (Channel::offerCommands); each description says
+/// what an argument is.
+std::vector<ChatCommand> menuCommands();
 
 }  // namespace gantry::chat

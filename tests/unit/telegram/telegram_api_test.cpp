@@ -100,13 +100,15 @@ TEST_CASE("request bodies send numeric chat ids as numbers", "[telegram][api]") 
 }
 
 TEST_CASE("the command menu body keeps what setMyCommands accepts, in order", "[telegram][api]") {
-  std::string lines =
-      "new\tstart a fresh session\nBad\tupper case\nperf\tthe last turns\n"
-      "empty\t\nno tab\n" +
-      std::string(33, 'a') + "\ttoo long a name\n";
-  CHECK(setMyCommandsBody(lines) ==
+  const std::vector<gantry::ChatCommand> commands = {{"new", "start a fresh session"},
+                                                     {"Bad", "upper case"},
+                                                     {"perf", "the last turns"},
+                                                     {"empty", ""},
+                                                     {std::string(33, 'a'), "too long a name"},
+                                                     {"long", std::string(257, 'x')}};
+  CHECK(setMyCommandsBody(commands) ==
         R"({"commands":[{"command":"new","description":"start a fresh session"},)"
         R"({"command":"perf","description":"the last turns"}]})");
-  CHECK(setMyCommandsBody("").empty());
-  CHECK(setMyCommandsBody("Bad\tonly bad ones\n").empty());
+  CHECK(setMyCommandsBody({}).empty());
+  CHECK(setMyCommandsBody({{"Bad", "only bad ones"}}).empty());
 }
