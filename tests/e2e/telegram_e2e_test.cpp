@@ -253,6 +253,7 @@ TEST_CASE("the slash commands are registered as the bot's command menu at start"
   REQUIRE(f.telegram.waitCalls("getUpdates", 1));
   auto commands = f.telegram.commands();
   std::vector<std::string> names;
+  names.reserve(commands.size());
   for (const auto& c : commands) names.push_back(c.command);
   CHECK(names == std::vector<std::string>{"new", "cancel", "status", "tools", "tokens", "perf",
                                           "toolstats", "memstats", "approve", "deny", "help"});

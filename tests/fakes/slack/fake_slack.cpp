@@ -147,7 +147,7 @@ void FakeSlack::Impl::serveSocket(Poco::Net::HTTPServerRequest& request,
           break;
         }
       }
-      if (!socket->ws.poll(Poco::Timespan(0, 50 * 1000), Poco::Net::Socket::SELECT_READ)) continue;
+      if (!socket->ws.poll(Poco::Timespan(0, 50L * 1000), Poco::Net::Socket::SELECT_READ)) continue;
       int flags = 0;
       buffer.resize(0);
       int n = socket->ws.receiveFrame(buffer, flags);

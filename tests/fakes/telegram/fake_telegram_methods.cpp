@@ -141,15 +141,17 @@ bool parseTelegramHtml(const std::string& html, std::string* visible, std::strin
         return false;
       }
       if (open.back() != name) {
-        *error = "Unmatched end tag" + at + ", expected \"</" + open.back() + ">\", found \"</" +
-                 name + ">\"";
+        *error = "Unmatched end tag";
+        error->append(at).append(", expected \"</").append(open.back());
+        error->append(">\", found \"</").append(name).append(">\"");
         return false;
       }
       open.pop_back();
     } else {
       std::string name = tagName(tag);
       if (end == std::string::npos || kTags.count(name) == 0) {
-        *error = "Unsupported start tag \"" + name + "\"" + at;
+        *error = "Unsupported start tag \"";
+        error->append(name).append("\"").append(at);
         return false;
       }
       open.push_back(name);

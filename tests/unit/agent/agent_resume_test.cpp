@@ -43,6 +43,7 @@ struct ResumeFixture : AgentFixture {
   std::vector<std::string> pendingTexts() {
     std::vector<std::string> out;
     auto pending = outbox.pending().value();
+    out.reserve(pending.size());
     for (const auto& item : pending) out.push_back(item.text);
     return out;
   }

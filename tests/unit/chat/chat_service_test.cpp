@@ -277,7 +277,7 @@ TEST_CASE("a parked denial reaches the model, a parked expiry only the owner",
   std::string expiring = pendingId(f);
   REQUIRE(expiring.size() == 8);
   auto calls = f.provider.requests().size();
-  f.clock_skew_ms = 16 * 60 * 1000;
+  f.clock_skew_ms = 16L * 60 * 1000;
   REQUIRE(f.channel.waitUntilSent([&](const auto& sent) {
     return anyContains(sent, "Approval " + expiring + " for lookup expired without an answer");
   }));

@@ -2,12 +2,13 @@
 
 #include <catch2/catch.hpp>
 #include <map>
+#include <utility>
 
 using gantry::config::load;
 
 namespace {
 gantry::config::EnvLookup env(std::map<std::string, std::string> values) {
-  return [values](std::string_view key) -> std::optional<std::string> {
+  return [values = std::move(values)](std::string_view key) -> std::optional<std::string> {
     auto it = values.find(std::string(key));
     if (it == values.end() || it->second.empty()) return std::nullopt;
     return it->second;

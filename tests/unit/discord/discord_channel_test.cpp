@@ -69,7 +69,8 @@ struct Rig {
     if (std::getenv("DISCORD_TEST_LOGS") == nullptr) return;
     for (const auto& line : host.lines()) {
       std::string fields;
-      for (const auto& [key, value] : line.fields) fields.append(" ").append(key).append("=").append(value);
+      for (const auto& [key, value] : line.fields)
+        fields.append(" ").append(key).append("=").append(value);
       std::fprintf(stderr, "log: %s%s\n", line.msg.c_str(), fields.c_str());
     }
   }

@@ -66,8 +66,8 @@ TEST_CASE("episodes stored by the tool expire after the configured TTL", "[memor
   auto rows = repo.list().value();
   REQUIRE(rows.size() == 2);
   CHECK(rows[0].expires_at == 0);  // insight
-  CHECK(rows[1].expires_at >= before + 48 * 3600 * 1000);
-  CHECK(rows[1].expires_at <= gantry::store::nowMs() + 48 * 3600 * 1000);
+  CHECK(rows[1].expires_at >= before + 48L * 3600 * 1000);
+  CHECK(rows[1].expires_at <= gantry::store::nowMs() + 48L * 3600 * 1000);
   CHECK(gantry::memory::expiryFor("fact", 5, options) == 0);
   CHECK(gantry::memory::expiryFor("preference", 5, options) == 0);
   CHECK(gantry::memory::expiryFor("person", 5, options) == 0);

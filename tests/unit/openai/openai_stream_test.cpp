@@ -185,7 +185,8 @@ TEST_CASE("think blocks split at every position never reach the visible text", "
       std::string visible;
       std::string reasoning;
       std::vector<std::string> emitted;
-      for (auto piece : {content.substr(0, a), content.substr(a, b - a), content.substr(b)}) {
+      for (const auto& piece :
+           {content.substr(0, a), content.substr(a, b - a), content.substr(b)}) {
         std::size_t before = visible.size();
         filter.feed(piece, &visible, &reasoning);
         emitted.push_back(visible.substr(before));

@@ -78,6 +78,7 @@ FakeSlack::Event makeEvent(const std::string& user, const std::string& text) {
 
 std::vector<std::string> texts(const std::vector<InboundMessage>& messages) {
   std::vector<std::string> out;
+  out.reserve(messages.size());
   for (const auto& message : messages) out.push_back(message.text);
   return out;
 }
