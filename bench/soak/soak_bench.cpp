@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 
@@ -33,16 +32,6 @@ constexpr int kBatch = 100;
 constexpr int kFirstMark = 1000;
 constexpr const char* kReply = R"("type":"reply")";
 constexpr const char* kToolOk = R"("type":"tool","name":"fake__echo","ok":true)";
-
-/// A field of /proc/<pid>/status in KiB (VmRSS, RssAnon, RssFile…).
-long statusKiB(int pid, const std::string& field) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
-  }
-  return -1;
-}
 
 /// gantry.db and its WAL, in bytes.
 std::uintmax_t databaseBytes(const Workspace& ws) {
@@ -108,9 +97,8 @@ bool runTurns(GantryProcess& g, int from, int to) {
       return false;
     }
     if (end % 1000 == 0) {
-      std::printf("  %5d turns: RSS %ld KiB (anon %ld, file %ld)\n", end,
-                  statusKiB(g.pid(), "VmRSS"), statusKiB(g.pid(), "RssAnon"),
-                  statusKiB(g.pid(), "RssFile"));
+      std::printf("  %5d turns: RSS %ld KiB (anon %ld, file %ld)\n", end, g.statusKb("VmRSS"),
+                  g.statusKb("RssAnon"), g.statusKb("RssFile"));
       std::fflush(stdout);
     }
   }
@@ -139,11 +127,11 @@ int main(int argc, char** argv) {
   const auto start = Clock::now();
   if (!runTurns(g, 0, kFirstMark)) return 1;
   std::this_thread::sleep_for(500ms);
-  const long rss_first = statusKiB(g.pid(), "VmRSS");
+  const long rss_first = g.statusKb("VmRSS");
   const auto db_first = databaseBytes(ws);
   if (!runTurns(g, kFirstMark, turns)) return 1;
   std::this_thread::sleep_for(500ms);
-  const long rss_last = statusKiB(g.pid(), "VmRSS");
+  const long rss_last = g.statusKb("VmRSS");
   const auto db_last = databaseBytes(ws);
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   g.closeInput();
