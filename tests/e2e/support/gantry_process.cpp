@@ -18,9 +18,9 @@ using Clock = std::chrono::steady_clock;
 
 // Variables of the test's own environment that describe the machine, not gantry's
 // configuration; everything else (a developer's exported LLM_MODEL…) stays out.
-constexpr const char* kPassedThrough[] = {"PATH",        "HOME",   "LANG",         "LC_ALL",
-                                          "TZ",          "TMPDIR", "ASAN_OPTIONS", "UBSAN_OPTIONS",
-                                          "LSAN_OPTIONS"};
+constexpr const char* kPassedThrough[] = {
+    "PATH",   "HOME",         "LANG",          "LC_ALL",       "TZ",
+    "TMPDIR", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS"};
 
 // Poco::Process::launch adds its env to the parent's; `env -i` starts from nothing, and
 // execs the program in place (same pid, so signals reach gantry itself).
