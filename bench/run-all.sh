@@ -6,12 +6,27 @@
 #   bench/run-all.sh                 configure and build build-bench/relwithdebinfo and
 #                                    build-bench/release, then measure both
 #   bench/run-all.sh BUILD_DIR...    measure existing build directories (built first)
+#   bench/run-all.sh --readme [BUILD_DIR...]
+#                                    also writes the table into README.md, between the
+#                                    bench-table markers of its Benchmarks section
 #
-# Environment: STARTS (20), TURNS (1000), IDLE_SECONDS (10), RECALL_ROWS (100000),
-# HOST_TURNS (1000). README's Benchmarks table is this script's output, pasted.
+# Environment: STARTS (20), TURNS (1000), IDLE_SECONDS (30), RECALL_ROWS (100000),
+# HOST_TURNS (1000).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-starts=${STARTS:-20} turns=${TURNS:-1000} idle=${IDLE_SECONDS:-10}
+if [ "${1:-}" = --readme ]; then
+  shift
+  table=$(mktemp)
+  "$0" "$@" | tee "$table"
+  awk -v table="$table" '
+    /<!-- bench-table:end -->/ { while ((getline line < table) > 0) print line; skip = 0 }
+    !skip { print }
+    /<!-- bench-table:begin -->/ { skip = 1 }' "$root/README.md" >"$table.readme"
+  mv "$table.readme" "$root/README.md"
+  rm -f "$table"
+  exit 0
+fi
+starts=${STARTS:-20} turns=${TURNS:-1000} idle=${IDLE_SECONDS:-30}
 rows=${RECALL_ROWS:-100000} host_turns=${HOST_TURNS:-1000}
 targets=(bench_vs_floor bench_host bench_memory)
 
