@@ -42,7 +42,7 @@ fi
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 echo "Machine: $(nproc) cores, ${cpu}, Linux $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at the start; $(date -u +%Y-%m-%d)."
 echo
-echo "| build | start, exec → ready (median of $starts) | CPU to ready | host overhead per turn | private memory per extra instance | RSS growth, turns $turns → $((3 * turns)) | memory_recall p50, $((rows / 1000))k rows | idle wakeups per minute |"
+echo "| build | start, exec → ready (median of $starts) | CPU to ready | host overhead per turn, wall − model (gantry CPU) | private memory per extra instance | RSS growth, turns $turns → $((3 * turns)) | memory_recall p50, $((rows / 1000))k rows | idle wakeups per minute |"
 echo "|---|---|---|---|---|---|---|---|"
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f×", a / b; else printf "—" }'; }
@@ -56,12 +56,14 @@ for dir in "${dirs[@]}"; do
   type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$dir/CMakeCache.txt")
   declare -A m=()
   while read -r key value; do m[$key]=$value; done < <("$dir/bench/bench_vs_floor" "$starts" "$turns" "$idle")
-  host=$("$dir/bench/bench_host" "$host_turns" | sed -n 's/.*host overhead \([0-9.]*\) ms\/turn.*/\1/p')
+  host_out=$("$dir/bench/bench_host" "$host_turns")
+  host=$(sed -n 's/.*host overhead \([0-9.]*\) ms\/turn.*/\1/p' <<<"$host_out")
+  host_cpu=$(sed -n 's/.*gantry CPU \([0-9.]*\) ms\/turn.*/\1/p' <<<"$host_out")
   recall=$("$dir/bench/memory/bench_memory" "$rows" | awk '$2 == "recall" { print $4 }')
-  printf '| %s | %s | %s | %s ms | %s | %s / %s KiB | %s ms | %s |\n' "$type" \
+  printf '| %s | %s | %s | %s ms (CPU %s ms) | %s | %s / %s KiB | %s ms | %s |\n' "$type" \
     "$(pair "${m[start_ms.gantry]}" "${m[start_ms.floor]}" ms 1)" \
     "$(pair "${m[start_cpu_ms.gantry]}" "${m[start_cpu_ms.floor]}" ms 1)" \
-    "${host:-?}" \
+    "${host:-?}" "${host_cpu:-?}" \
     "$(pair "${m[private_kib.gantry]}" "${m[private_kib.floor]}" MiB 1024)" \
     "${m[rss_growth_kib.gantry]%.*}" "${m[rss_growth_kib.floor]%.*}" \
     "${recall:-?}" \
@@ -70,4 +72,6 @@ for dir in "${dirs[@]}"; do
 done
 echo
 echo "Each cell is gantry / floor (ratio) where the floor has the figure. Private memory: Private_Dirty"
-echo "(anonymous included) of the second of two instances side by side after $turns turns each."
+echo "(anonymous included) of the second of two instances side by side after $turns turns each. Idle"
+echo "wakeups: context switches of all threads over ${idle} s, per minute. Host overhead: $host_turns piped"
+echo "turns against a fake model that answers at once (bench_host)."
