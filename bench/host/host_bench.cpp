@@ -2,9 +2,14 @@
 //   - time from exec to the "ready" log line (p50 of 10 starts)
 //   - resident and private memory after boot, idle
 //   - per-turn wall time minus the time the model call took, over 1,000 turns
+//   - the CPU time gantry's threads spent per turn (getrusage of the reaped child, less what
+//     boot had used), which a loaded machine inflates far less than wall time
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -56,16 +61,39 @@ void bootAndMemory(const gantry::e2e::Env& env) {
   std::printf("idle after boot: RSS %ld KiB, private %ld KiB\n", rss, priv);
 }
 
+/// CPU milliseconds (user + system) of the children reaped so far.
+double childrenCpuMs() {
+  rusage usage{};
+  ::getrusage(RUSAGE_CHILDREN, &usage);
+  auto ms = [](const timeval& t) { return t.tv_sec * 1e3 + t.tv_usec / 1e3; };
+  return ms(usage.ru_utime) + ms(usage.ru_stime);
+}
+
+/// CPU milliseconds every live thread of pid has run (/proc/PID/task/*/schedstat).
+double threadsCpuMs(int pid) {
+  double ns = 0;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+    std::ifstream in(task.path() / "schedstat");
+    double run = 0;
+    if (in >> run) ns += run;
+  }
+  return ns / 1e6;
+}
+
 void turns(const gantry::e2e::Env& env, int n) {
   std::string input;
   for (int i = 0; i < n; ++i) input += "message number " + std::to_string(i) + "\n";
+  const double reaped_before = childrenCpuMs();
   GantryProcess g(env);
   if (!g.waitForLog("\"msg\":\"ready\"", 30s)) return;
+  const double boot_cpu_ms = threadsCpuMs(g.pid());
   auto start = Clock::now();
   g.write(input);
   g.closeInput();
   g.wait(600s);
   double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  double cpu_ms = childrenCpuMs() - reaped_before - boot_cpu_ms;
   std::regex model(R"re("msg":"model_call".*"dur_ms":"(\d+)")re");
   double model_ms = 0;
   int calls = 0;
@@ -77,6 +105,8 @@ void turns(const gantry::e2e::Env& env, int n) {
   }
   std::printf("%d turns: wall %.1f ms/turn, model call %.2f ms/turn, host overhead %.2f ms/turn\n",
               calls, wall_ms / n, model_ms / n, (wall_ms - model_ms) / n);
+  std::printf("%d turns: gantry CPU %.2f ms/turn (model client included, boot excluded)\n", calls,
+              cpu_ms / n);
 }
 
 }  // namespace

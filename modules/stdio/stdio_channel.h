@@ -14,6 +14,9 @@ class StdioChannel final : public Channel {
  public:
   /// jsonl: STDIO_FORMAT=jsonl. interactive: stdin is a terminal.
   StdioChannel(Host& host, bool jsonl, bool interactive);
+  ~StdioChannel() override;
+  StdioChannel(const StdioChannel&) = delete;
+  StdioChannel& operator=(const StdioChannel&) = delete;
 
   ChannelCaps caps() const noexcept override;
   Status run(InboundSink& sink) noexcept override;
@@ -31,11 +34,16 @@ class StdioChannel final : public Channel {
  private:
   void writeLine(std::string_view line);
   void prompt();
+  /// Waits until stdin has input or stop() is called; false when stopping. Wakes once a
+  /// heartbeat period without input, only to report the receive as good.
+  bool waitForInput(InboundSink& sink);
 
   Host& host_;
   bool jsonl_;
   bool interactive_;
   std::atomic<bool> stop_{false};
+  int wake_[2] = {-1, -1};  ///< a pipe stop() writes to, so the wait needs no timeout
+  int idle_ms_;             ///< the heartbeat period
   std::mutex out_mutex_;
   bool mid_stream_ = false;
 };

@@ -1,19 +1,23 @@
 #pragma once
 /// The Poco::Data session behind Store. Included by store/*.cpp only.
 
+#include <Poco/Data/SQLite/Utility.h>
 #include <Poco/Data/Session.h>
 #include <Poco/Exception.h>
 
 #include <mutex>
 #include <string>
 
+#include "store/prepared.h"
 #include "store/store.h"
 
 namespace gantry::store {
 
 struct Db {
-  explicit Db(Poco::Data::Session s) : session(std::move(s)) {}
+  explicit Db(Poco::Data::Session s)
+      : session(std::move(s)), prepared(Poco::Data::SQLite::Utility::dbHandle(session)) {}
   Poco::Data::Session session;
+  PreparedCache prepared;  ///< finalized before the session closes (declared after it)
 };
 
 /// Runs fn(session) under the store lock, turning exceptions into an error that names the

@@ -52,6 +52,30 @@ MemoryRow toRow(const RowTuple& t) {
   return row;
 }
 
+// A row of kColumns followed by the relevance, from a prepared query.
+MemoryRow readRow(const Query& q) {
+  MemoryRow row;
+  row.id = q.integer(0);
+  row.kind = q.text(1);
+  row.subject = q.text(2);
+  row.content = q.text(3);
+  row.source = q.text(4);
+  row.confidence = q.real(5);
+  row.created_at = q.integer(6);
+  row.updated_at = q.integer(7);
+  row.expires_at = q.integer(8);
+  row.superseded_by = q.integer(9);
+  row.consolidated = q.integer(10) != 0;
+  row.relevance = q.real(11);
+  return row;
+}
+
+std::vector<MemoryRow> readRows(Query& q) {
+  std::vector<MemoryRow> rows;
+  while (q.step()) rows.push_back(readRow(q));
+  return rows;
+}
+
 std::vector<MemoryRow> toRows(const std::vector<RowTuple>& tuples) {
   std::vector<MemoryRow> rows;
   rows.reserve(tuples.size());
@@ -92,14 +116,12 @@ std::string joinWords(const std::vector<std::string>& words, MatchMode mode) {
 
 // How many rows contain word, counted up to cap (FTS5 stops reading its index there). The
 // word goes through the table's own tokenizer, so case and accents fold as in a search.
-Poco::Int64 documentFrequency(Poco::Data::Session& session, const std::string& word,
-                              Poco::Int64 cap) {
-  std::string phrase = "\"" + word + "\"";
-  Poco::Int64 docs = 0;
-  session << "SELECT COUNT(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? "
-             "LIMIT ?)",
-      use(phrase), use(cap), into(docs), now;
-  return docs;
+Poco::Int64 documentFrequency(PreparedCache& cache, const std::string& word, Poco::Int64 cap) {
+  Query count(cache,
+              "SELECT COUNT(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? "
+              "LIMIT ?)");
+  count.bind("\"" + word + "\"").bind(cap);
+  return count.step() ? count.integer(0) : 0;
 }
 
 // Keeps the informative words of an OR query, rarest first: words no row contains are
@@ -108,14 +130,14 @@ Poco::Int64 documentFrequency(Poco::Data::Session& session, const std::string& w
 // being added once they would match more than kDocBudget rows together; when nothing is left
 // the rarest word stays. Bounds the work of a recall whatever the table size: a common word
 // would make bm25 score nearly every row while adding almost nothing to the ranking.
-std::vector<std::string> selectiveWords(Poco::Data::Session& session,
-                                        const std::vector<std::string>& words, bool* broad) {
+std::vector<std::string> selectiveWords(PreparedCache& cache, const std::vector<std::string>& words,
+                                        bool* broad) {
   Poco::Int64 rows = 0;  // the largest id: an upper bound of the row count, read from the index
-  session << "SELECT IFNULL(MAX(id), 0) FROM memory", into(rows), now;
+  if (Query max(cache, "SELECT IFNULL(MAX(id), 0) FROM memory"); max.step()) rows = max.integer(0);
   Poco::Int64 common = std::min(std::max<Poco::Int64>(kCommonFloor, rows / 20), kDocBudget);
   std::vector<std::pair<Poco::Int64, std::string>> ranked;
   for (const auto& word : words) {
-    Poco::Int64 docs = documentFrequency(session, word, common + 1);
+    Poco::Int64 docs = documentFrequency(cache, word, common + 1);
     if (docs != 0) ranked.emplace_back(docs, word);
   }
   std::stable_sort(ranked.begin(), ranked.end(),
@@ -170,11 +192,11 @@ struct Match {
 };
 
 // The match for query: every word for kAllWords, the informative ones for kAnyWord.
-Match matchFor(Poco::Data::Session& session, std::string_view query, MatchMode mode) {
+Match matchFor(PreparedCache& cache, std::string_view query, MatchMode mode) {
   Match match;
   auto words = queryWords(query);
   if (mode == MatchMode::kAnyWord && !words.empty()) {
-    words = selectiveWords(session, words, &match.broad);
+    words = selectiveWords(cache, words, &match.broad);
   }
   match.expression = joinWords(words, mode);
   return match;
@@ -242,33 +264,34 @@ Result<std::vector<MemoryRow>> MemoryRepo::matchActive(std::string_view query, i
                                                        int64_t now_ms, MatchMode mode) {
   if (queryWords(query).empty() || limit <= 0) return std::vector<MemoryRow>();
   return locked(store_, "memory", "recall",
-                [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
-                  Match match = matchFor(session, query, mode);
-                  std::vector<RowTuple> rows;
-                  if (match.expression.empty()) return toRows(rows);
-                  Poco::Int64 at = now_ms;
-                  session << std::string("SELECT ") + kColumns + ", " + match.relevance() +
-                                 " FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid "
-                                 "WHERE memory_fts MATCH ? AND " +
-                                 kActive + match.order() + " LIMIT ?",
-                      use(match.expression), use(at), use(limit), into(rows), now;
-                  return toRows(rows);
+                [&](Poco::Data::Session&) -> Result<std::vector<MemoryRow>> {
+                  auto& cache = store_.db().prepared;
+                  Match match = matchFor(cache, query, mode);
+                  if (match.expression.empty()) return std::vector<MemoryRow>();
+                  std::string sql = std::string("SELECT ") + kColumns + ", " + match.relevance() +
+                                    " FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid "
+                                    "WHERE memory_fts MATCH ? AND " +
+                                    kActive + match.order() + " LIMIT ?";
+                  Query select(cache, sql.c_str());
+                  select.bind(match.expression).bind(now_ms).bind(int64_t{limit});
+                  return readRows(select);
                 });
 }
 
 Result<std::vector<MemoryRow>> MemoryRepo::search(std::string_view query, int limit) {
   if (queryWords(query).empty() || limit <= 0) return std::vector<MemoryRow>();
   return locked(store_, "memory", "search",
-                [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
-                  Match match = matchFor(session, query, MatchMode::kAnyWord);
-                  std::vector<RowTuple> rows;
-                  if (match.expression.empty()) return toRows(rows);
-                  session << std::string("SELECT ") + kColumns + ", " + match.relevance() +
-                                 " FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid "
-                                 "WHERE memory_fts MATCH ?" +
-                                 match.order() + " LIMIT ?",
-                      use(match.expression), use(limit), into(rows), now;
-                  return toRows(rows);
+                [&](Poco::Data::Session&) -> Result<std::vector<MemoryRow>> {
+                  auto& cache = store_.db().prepared;
+                  Match match = matchFor(cache, query, MatchMode::kAnyWord);
+                  if (match.expression.empty()) return std::vector<MemoryRow>();
+                  std::string sql = std::string("SELECT ") + kColumns + ", " + match.relevance() +
+                                    " FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid "
+                                    "WHERE memory_fts MATCH ?" +
+                                    match.order() + " LIMIT ?";
+                  Query select(cache, sql.c_str());
+                  select.bind(match.expression).bind(int64_t{limit});
+                  return readRows(select);
                 });
 }
 
@@ -292,14 +315,13 @@ Result<std::vector<MemoryRow>> MemoryRepo::active(const std::vector<std::string>
   std::string list = quoteList(kinds);
   if (list.empty() || limit <= 0) return std::vector<MemoryRow>();
   return locked(store_, "memory", "active",
-                [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
-                  std::vector<RowTuple> rows;
-                  Poco::Int64 at = now_ms;
-                  session << std::string("SELECT ") + kColumns +
-                                 ", 0.0 FROM memory m WHERE m.kind IN (" + list + ") AND " +
-                                 kActive + " ORDER BY m.id DESC LIMIT ?",
-                      use(at), use(limit), into(rows), now;
-                  return toRows(rows);
+                [&](Poco::Data::Session&) -> Result<std::vector<MemoryRow>> {
+                  std::string sql = std::string("SELECT ") + kColumns +
+                                    ", 0.0 FROM memory m WHERE m.kind IN (" + list + ") AND " +
+                                    kActive + " ORDER BY m.id DESC LIMIT ?";
+                  Query select(store_.db().prepared, sql.c_str());
+                  select.bind(now_ms).bind(int64_t{limit});
+                  return readRows(select);
                 });
 }
 

@@ -6,6 +6,7 @@
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
 #include <Poco/Nullable.h>
+#include <sqlite3.h>
 
 #include <sstream>
 
@@ -43,19 +44,15 @@ auto guarded(const char* what, Fn&& fn) -> decltype(fn()) {
 }  // namespace
 
 int64_t insertMessage(Db& db, int64_t session_id, const ChatMessage& m) {
-  std::string role = roleName(m.role);
-  std::string calls = m.tool_calls.empty() ? "" : encodeToolCalls(m.tool_calls);
-  std::string content = m.content, call_id = m.tool_call_id, name = m.name, reasoning = m.reasoning;
-  int images = static_cast<int>(m.images.size());
-  int64_t created = nowMs();
-  db.session << "INSERT INTO messages(session_id, role, content, tool_calls, tool_call_id, name, "
-                "reasoning, image_count, created_at) VALUES (?, ?, ?, NULLIF(?, ''), "
-                "NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''), ?, ?)",
-      use(session_id), use(role), use(content), use(calls), use(call_id), use(name), use(reasoning),
-      use(images), use(created), now;
-  int64_t id = 0;
-  db.session << "SELECT last_insert_rowid()", into(id), now;
-  return id;
+  Query insert(db.prepared,
+               "INSERT INTO messages(session_id, role, content, tool_calls, tool_call_id, name, "
+               "reasoning, image_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  insert.bind(session_id).bind(roleName(m.role)).bind(m.content);
+  insert.bindOrNull(m.tool_calls.empty() ? "" : encodeToolCalls(m.tool_calls));
+  insert.bindOrNull(m.tool_call_id).bindOrNull(m.name).bindOrNull(m.reasoning);
+  insert.bind(static_cast<int64_t>(m.images.size())).bind(nowMs());
+  insert.run();
+  return sqlite3_last_insert_rowid(db.prepared.db());
 }
 
 std::string encodeToolCalls(const std::vector<ToolCall>& calls) {
@@ -122,22 +119,20 @@ Status MessageRepo::setContent(int64_t message_id, const std::string& content) {
 Result<std::vector<ChatMessage>> MessageRepo::history(int64_t session_id) {
   return guarded("history", [&]() -> Result<std::vector<ChatMessage>> {
     std::lock_guard lock(store_.mutex());
-    Poco::Data::Statement select(store_.db().session);
-    select << "SELECT role, content, COALESCE(tool_calls, ''), COALESCE(tool_call_id, ''), "
-              "COALESCE(name, ''), COALESCE(reasoning, '') FROM messages "
-              "WHERE session_id = ? AND in_history = 1 ORDER BY id",
-        use(session_id);
-    select.execute();
-    Poco::Data::RecordSet rows(select);
+    Query select(store_.db().prepared,
+                 "SELECT role, content, COALESCE(tool_calls, ''), COALESCE(tool_call_id, ''), "
+                 "COALESCE(name, ''), COALESCE(reasoning, '') FROM messages "
+                 "WHERE session_id = ? AND in_history = 1 ORDER BY id");
+    select.bind(session_id);
     std::vector<ChatMessage> out;
-    for (bool more = rows.moveFirst(); more; more = rows.moveNext()) {
+    while (select.step()) {
       ChatMessage m;
-      m.role = roleFrom(rows.value(0).convert<std::string>());
-      m.content = rows.value(1).convert<std::string>();
-      m.tool_calls = decodeToolCalls(rows.value(2).convert<std::string>());
-      m.tool_call_id = rows.value(3).convert<std::string>();
-      m.name = rows.value(4).convert<std::string>();
-      m.reasoning = rows.value(5).convert<std::string>();
+      m.role = roleFrom(select.text(0));
+      m.content = select.text(1);
+      m.tool_calls = decodeToolCalls(select.text(2));
+      m.tool_call_id = select.text(3);
+      m.name = select.text(4);
+      m.reasoning = select.text(5);
       out.push_back(std::move(m));
     }
     return out;
