@@ -111,7 +111,7 @@ void turns(const gantry::e2e::Env& env, int n) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   int n = argc > 1 ? std::atoi(argv[1]) : 1000;
   gantry::testing::FakeOpenAiServer llm;
   Workspace ws("bench");
@@ -121,4 +121,7 @@ int main(int argc, char** argv) {
   bootAndMemory(env);
   turns(env, n);
   return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "bench_host: %s\n", e.what());
+  return 1;
 }

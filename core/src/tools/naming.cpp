@@ -39,8 +39,12 @@ std::string publishedName(std::string_view prefix, std::string_view tool) {
     if (!safeChar(c)) c = '_';
   }
   if (name.size() <= kMaxToolNameLength) return name;
-  const std::string suffix = "_" + stableHash(full);
-  return name.substr(0, kMaxToolNameLength - suffix.size()) + suffix;
+  // Appended in place: GCC 12 at -O3 warns falsely (-Wrestrict) on "_" + a string.
+  const std::string hash = stableHash(full);
+  name.resize(kMaxToolNameLength - hash.size() - 1);
+  name += '_';
+  name += hash;
+  return name;
 }
 
 std::size_t estimateTokens(std::string_view name, std::string_view description,
