@@ -13,8 +13,8 @@ using gantry::e2e::count;
 using gantry::e2e::Env;
 using gantry::e2e::GantryProcess;
 using gantry::e2e::Workspace;
-using gantry::fakes::Fault;
 using gantry::fakes::FakeTelegram;
+using gantry::fakes::Fault;
 using gantry::testing::FakeOpenAiServer;
 using namespace std::chrono_literals;
 
@@ -26,8 +26,8 @@ struct Fixture {
   explicit Fixture(const std::string& name) : workspace(name) { telegram.start(); }
 
   Env env(const Env& extra = {}) const {
-    Env env = gantry::e2e::telegramEnv(workspace, llm.port(), telegram.token(),
-                                       telegram.apiBase(), kOwner);
+    Env env = gantry::e2e::telegramEnv(workspace, llm.port(), telegram.token(), telegram.apiBase(),
+                                       kOwner);
     env["MEMORY_ENABLED"] = "false";
     env["TELEGRAM_BACKOFF_MS"] = "50";
     env["HEARTBEAT_SECONDS"] = "1";

@@ -38,6 +38,12 @@ std::string mountSmallTmpfs(const std::string& dir, int size_kb) {
   return "";
 }
 
+/// Unmounts dir at the end of the scope, so the workspace can be removed.
+struct Unmount {
+  std::string dir;
+  ~Unmount() { ::umount2(dir.c_str(), MNT_DETACH); }
+};
+
 /// Fills the filesystem of dir with one file until it is full.
 void fill(const std::string& path) {
   std::ofstream out(path, std::ios::binary);
@@ -55,6 +61,7 @@ TEST_CASE("a full data directory fails the turn clearly, writes nothing half, an
     WARN("skipped: the full-disk case needs a tmpfs of its own (" << why_not << ")");
     return;
   }
+  Unmount unmount{ws.data()};
   FakeOpenAiServer llm;
   Env env = gantry::e2e::stdioEnv(ws, llm.port());
   env["MEMORY_ENABLED"] = "false";

@@ -32,7 +32,8 @@ Outcome twoTurns(const std::string& name, const std::string& tool, const std::st
   llm.addReply(toolCallLine("fake__echo", R"({"text":"still serving"})", "c2"));
   llm.addReply(R"({"content":"second done"})");
   Workspace ws(name);
-  ws.write("mcp.toml", gantry::faults::fakeMcpManifest(extra.count("args") ? extra.at("args") : ""));
+  ws.write("mcp.toml",
+           gantry::faults::fakeMcpManifest(extra.count("args") ? extra.at("args") : ""));
   Env env = gantry::e2e::stdioEnv(ws, llm.port());
   env["MEMORY_ENABLED"] = "false";
   for (const auto& [key, value] : extra) {
@@ -78,8 +79,7 @@ TEST_CASE("an MCP server crashing mid-call gives the model an error and is resta
 
 TEST_CASE("a hanging MCP call ends at TOOL_TIMEOUT_SECONDS and the server keeps serving",
           "[faults][mcp]") {
-  auto outcome =
-      twoTurns("fault-mcp-hang", "fake__hang", "{}", {{"TOOL_TIMEOUT_SECONDS", "1"}});
+  auto outcome = twoTurns("fault-mcp-hang", "fake__hang", "{}", {{"TOOL_TIMEOUT_SECONDS", "1"}});
   checkSurvived(outcome);
   INFO(firstToolResult(outcome));
   CHECK(firstToolResult(outcome).find("TOOL_TIMEOUT_SECONDS") != std::string::npos);
@@ -103,8 +103,8 @@ TEST_CASE("garbage lines from an MCP server are skipped and the answer still arr
 
 TEST_CASE("an MCP server flooding notifications does not stall the call or the turn",
           "[faults][mcp]") {
-  auto outcome = twoTurns("fault-mcp-flood", "fake__notify_flood", "{}",
-                          {{"args", R"("--notify-flood")"}});
+  auto outcome =
+      twoTurns("fault-mcp-flood", "fake__notify_flood", "{}", {{"args", R"("--notify-flood")"}});
   checkSurvived(outcome);
   CHECK(firstToolResult(outcome).find("flooded with notifications") != std::string::npos);
 }

@@ -1,7 +1,7 @@
 // The fault matrix, model endpoint: what an OpenAI-compatible server can do wrong, through the
 // real binary on the stdio channel. (429 with Retry-After is in tests/e2e/core_e2e_test.cpp.)
-#include <catch2/catch.hpp>
 #include <atomic>
+#include <catch2/catch.hpp>
 
 #include "openai/fake_openai_server.h"
 #include "reliability/fault_support.h"
@@ -99,8 +99,9 @@ TEST_CASE("a stream that stalls mid-reply fails at the silence limit and the nex
   FakeOpenAiServer llm;
   llm.addReply(R"({"content":"this starts and then goes quiet","stall_ms":60000})");
   Workspace ws("fault-stall");
-  auto r = runGantry(env(ws, llm.port(), {{"STREAM_REPLIES", "true"}, {"LLM_TIMEOUT_SECONDS", "2"}}),
-                     "stall\nafter the stall\n");
+  auto r =
+      runGantry(env(ws, llm.port(), {{"STREAM_REPLIES", "true"}, {"LLM_TIMEOUT_SECONDS", "2"}}),
+                "stall\nafter the stall\n");
   INFO(r.err);
   CHECK(r.code == 0);
   CHECK(count(r.out, "LLM_TIMEOUT_SECONDS") == 1);
@@ -163,8 +164,7 @@ TEST_CASE("a reply with 500 tool calls runs each once and the turn ends with the
   std::string calls = R"({"tool_calls":[)";
   for (int i = 0; i < 500; ++i) {
     calls += (i ? "," : "") + std::string(R"({"id":"c)") + std::to_string(i) +
-             R"(","name":"fake__echo","arguments":"{\"text\":\"n)" + std::to_string(i) +
-             R"(\"}"})";
+             R"(","name":"fake__echo","arguments":"{\"text\":\"n)" + std::to_string(i) + R"(\"}"})";
   }
   llm.addReply(calls + "]}");
   llm.addReply(R"({"content":"five hundred results read"})");
@@ -176,5 +176,6 @@ TEST_CASE("a reply with 500 tool calls runs each once and the turn ends with the
   CHECK(count(r.out, "five hundred results read") == 1);
   REQUIRE(llm.requests().size() == 2);
   CHECK(count(llm.requests()[1], R"("role":"tool")") == 500);
+  CHECK(count(r.err, R"("msg":"tool_call","name":"fake__echo")") == 500);
   requireSound(ws);
 }

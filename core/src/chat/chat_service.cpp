@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "chat/reply_delivery.h"
 #include "chat/late_delivery.h"
+#include "chat/reply_delivery.h"
 #include "chat/restart_recovery.h"
 #include "chat/slash_commands.h"
 #include "gantry/text/trim.h"
@@ -138,8 +138,7 @@ class ChatService::Worker {
     std::unique_lock lock(mutex_);
     while (true) {
       cv_.wait(lock, [this] {
-        return stop_ || reset_ || resume_ || redeliver_ || !bubbles_.empty() ||
-               !scheduled_.empty();
+        return stop_ || reset_ || resume_ || redeliver_ || !bubbles_.empty() || !scheduled_.empty();
       });
       if (stop_) return;
       busy_ = true;

@@ -24,7 +24,7 @@ Status HeartbeatRepo::boot(int64_t pid, int64_t period_s, const std::string& cha
 }
 
 Status HeartbeatRepo::beat(int64_t receive_ok_at, int64_t send_failing_since,
-                          const std::string& send_error) {
+                           const std::string& send_error) {
   try {
     std::lock_guard lock(store_.mutex());
     int64_t at = nowMs();

@@ -1,6 +1,5 @@
 #include "store/turn_repo.h"
 
-
 #include "store/db.h"
 #include "store/record_rows.h"
 
