@@ -26,7 +26,15 @@ bool deliverLate(store::OutboxRepo& outbox, Channel& channel, std::vector<int64_
     auto listed = std::find(ids->begin(), ids->end(), item.id);
     if (listed == ids->end()) continue;  // another chat's, or a turn's still being delivered
     auto sent = channel.send(item.chat_id, std::string(kLateNote) + item.text);
-    if (!sent.isOk()) return false;
+    if (!sent.isOk() && sent.status().retryable()) return false;  // still down: next period
+    if (!sent.isOk()) {
+      // Refused for good (the platform rejects this message): not tried again.
+      log::error("outbox_delivery_failed",
+                 {{"chat", item.chat_id}, {"error", sent.status().message()}});
+      outbox.markDone(item.id, store::Delivery::kFailed);
+      ids->erase(listed);
+      continue;
+    }
     outbox.markDone(item.id, store::Delivery::kDelivered);
     ids->erase(listed);
     log::info("reply_delivered_late", {{"chat", item.chat_id}});

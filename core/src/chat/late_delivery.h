@@ -12,8 +12,9 @@
 namespace gantry::chat {
 
 /// Sends the outbox rows among *ids (outbox ids whose delivery failed), oldest first, each
-/// marked as possibly reaching the owner twice; stops at the first the channel refuses.
-/// Delivered rows are confirmed and leave *ids. Returns false when one was refused.
+/// marked as possibly reaching the owner twice; stops at the first failure a retry may help
+/// (the channel still down). Rows delivered, or refused for good (recorded as failed, never
+/// tried again), leave *ids. Returns false when it stopped at a failure.
 /// Called on the chat's worker thread, so nothing else sends for the chat meanwhile.
 bool deliverLate(store::OutboxRepo& outbox, Channel& channel, std::vector<int64_t>* ids);
 
