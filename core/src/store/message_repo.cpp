@@ -251,7 +251,7 @@ Status MessageRepo::recordTurn(const TurnCost& c) {
   return guarded("record turn", [&]() -> Status {
     std::lock_guard lock(store_.mutex());
     auto& s = store_.db().session;
-    Poco::Data::Transaction transaction(s);
+    Transaction transaction(s);
     TurnCost t = c;
     s << "INSERT INTO turns(session_id, started_at, model_ms, tool_ms, total_ms, prompt_tokens, "
          "completion_tokens, outcome, first_token_ms, model_calls, tool_calls) "
