@@ -6,6 +6,8 @@
 #include <Poco/StreamCopier.h>
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -73,6 +75,35 @@ bool readErrorReporting(Host& host, Options* options, std::string* err) {
   return true;
 }
 
+// A positive decimal integer, or 0.
+int positiveInt(const std::optional<std::string>& text) {
+  int value = 0;
+  if (!text) return 0;
+  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  return ec == std::errc() && end == text->data() + text->size() && value > 0 ? value : 0;
+}
+
+// `gantry status` calls a channel failing after 3 heartbeat periods without a good receive:
+// a long poll held at most one period keeps an idle channel from looking failing.
+int pollTimeoutFor(const std::optional<std::string>& heartbeat_seconds) {
+  constexpr int kTelegramPollSeconds = 50;
+  int period = positiveInt(heartbeat_seconds);
+  return period > 0 ? std::min(period, kTelegramPollSeconds) : kTelegramPollSeconds;
+}
+
+bool readBackoff(Host& host, Options* options, std::string* err) {
+  auto text = host.config("TELEGRAM_BACKOFF_MS");
+  if (!text || text->empty()) return true;
+  int ms = positiveInt(text);
+  if (ms == 0) {
+    *err = "TELEGRAM_BACKOFF_MS: \"" + *text + "\" is not a positive number of milliseconds";
+    return false;
+  }
+  options->backoff_initial = std::chrono::milliseconds(ms);
+  options->backoff_max = std::max(options->backoff_max, options->backoff_initial);
+  return true;
+}
+
 }  // namespace
 
 bool optionsFromHost(Host& host, Options* options, std::string* err) {
@@ -91,7 +122,8 @@ bool optionsFromHost(Host& host, Options* options, std::string* err) {
     *err = "TELEGRAM_API_BASE: \"" + options->api_base + "\" is not an http(s) URL";
     return false;
   }
-  return readErrorReporting(host, options, err);
+  options->poll_timeout_seconds = pollTimeoutFor(host.config("HEARTBEAT_SECONDS"));
+  return readBackoff(host, options, err) && readErrorReporting(host, options, err);
 }
 
 TelegramChannel::TelegramChannel(Host& host, Options options)
@@ -210,8 +242,9 @@ Status TelegramChannel::handleBatch(const std::string& result_json, InboundSink&
   return Status::ok();
 }
 
-// 429 waits retry_after, 5xx and network faults back off (doubling up to the cap); 401,
-// 409 and other errors end the receive loop with the reason.
+// 429 waits retry_after; 5xx, network faults and 409 back off (doubling up to the cap): a
+// 409 means another instance polls the same token, and this one takes over once it stops.
+// 401 and other errors end the receive loop with the reason.
 Status TelegramChannel::waitAfterFailure(const Reply& reply, std::chrono::milliseconds* backoff) {
   std::string what = describe("getUpdates", reply);
   if (reply.outcome == Outcome::kRetryAfter) {
@@ -219,7 +252,7 @@ Status TelegramChannel::waitAfterFailure(const Reply& reply, std::chrono::millis
     pause(std::chrono::seconds(std::clamp(reply.retry_after, 1, options_.max_retry_after_seconds)));
     return Status::ok();
   }
-  if (reply.outcome != Outcome::kTransient) {
+  if (reply.outcome != Outcome::kTransient && reply.outcome != Outcome::kConflict) {
     host_.log(LogLevel::kError, what);
     return Status::error(what);
   }

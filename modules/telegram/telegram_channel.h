@@ -22,8 +22,8 @@ struct Options {
   std::string token;
   std::set<std::int64_t> allowed_users;
   std::string api_base = "https://api.telegram.org";
-  int poll_timeout_seconds = 50;
-  std::chrono::milliseconds backoff_initial{1000};
+  int poll_timeout_seconds = 50;  ///< at most HEARTBEAT_SECONDS (see optionsFromHost)
+  std::chrono::milliseconds backoff_initial{1000};  ///< TELEGRAM_BACKOFF_MS
   std::chrono::milliseconds backoff_max{30000};
   /// After an empty poll the server answered early (see PollPacer): first and last pause.
   std::chrono::milliseconds idle_pause_first{100};

@@ -13,6 +13,7 @@ const gantry::ConfigKey kConfig[] = {
     {"TELEGRAM_ALLOWED_USERS", nullptr, true, false},
     {"TELEGRAM_API_BASE", "https://api.telegram.org", false, false},
     {"TELEGRAM_ERROR_REPORTING", "off", false, false},
+    {"TELEGRAM_BACKOFF_MS", "1000", false, false},
     {nullptr, nullptr, false, false},
 };
 

@@ -24,7 +24,7 @@ class FakeChannel final : public Channel {
   void stop() noexcept override {}
   Result<std::string> send(const std::string&, std::string_view text) noexcept override {
     std::lock_guard lock(mutex_);
-    if (fail_sends_) return Status::error("fake channel: send refused");
+    if (fail_sends_) return Status::retry("fake channel: send refused");
     std::string id = std::to_string(bubbles_.size() + 1);
     bubbles_[id] = std::string(text);
     sent_.emplace_back(text);

@@ -46,7 +46,8 @@ commands:
   run                 run the agent (the default)
   init [DIR]          scaffold persona/, mcp.toml and an env file in DIR (default .)
   init --instance N   scaffold /etc/gantry/N.env and /etc/gantry/N/ for the gantry@N unit
-  status              exit 0 when the running instance's heartbeat is fresh, 1 otherwise
+  status              exit 0 when the running instance's heartbeat is fresh and its channel
+                      receives and sends (neither side failing for 3 periods), 1 otherwise
   version             print version, build signature and module ABI
   tools               start the manifest's servers and print the published tools
   auth NAME           run the auth command of MCP server NAME

@@ -28,6 +28,7 @@
 #include "cron/cron_options.h"
 #include "cron/cron_tools.h"
 #include "cron/scheduler.h"
+#include "health/channel_watch.h"
 #include "health/status_text.h"
 #include "log/log.h"
 #include "mcp/host.h"
@@ -161,8 +162,8 @@ class Daemon {
     out.set("tasks_running", tasks_ ? tasks_->running() : 0);
     auto pending = approvals_->pending();
     out.set("approvals_pending", pending.isOk() ? static_cast<int64_t>(pending->size()) : 0);
-    out.set("last_receive_ok_ms_ago",
-            last_receive_ok_ ? store::nowMs() - last_receive_ok_.load() : int64_t{-1});
+    const int64_t received = watch_.sides().last_receive_ok_at;
+    out.set("last_receive_ok_ms_ago", received ? store::nowMs() - received : int64_t{-1});
     std::ostringstream text;
     out.stringify(text);
     return text.str();
@@ -237,7 +238,8 @@ class Daemon {
     provider_ = std::make_unique<RecordingProvider>(*module_provider_, *heartbeat_, *usage_);
     channel_ = take(modules::createChannel(channel_module, *channel_host_));
     channel_->offerCommands(chat::menuCommands());
-    chat_channel_ = std::make_unique<chat::RedactingChannel>(*channel_);
+    watched_channel_ = std::make_unique<health::WatchedChannel>(*channel_, watch_);
+    chat_channel_ = std::make_unique<chat::RedactingChannel>(*watched_channel_);
     startErrorReporting();
     log::info("modules_loaded",
               {{"dir", dir}, {"channel", channel_module.path}, {"provider", provider_module.path}});
@@ -411,10 +413,10 @@ class Daemon {
    public:
     explicit Sink(Daemon& d) : d_(d) {}
     void onMessage(InboundMessage message) noexcept override {
-      d_.last_receive_ok_ = store::nowMs();
+      d_.watch_.receiveOk(store::nowMs());
       d_.chat_->onMessage(std::move(message));
     }
-    void onReceiveOk() noexcept override { d_.last_receive_ok_ = store::nowMs(); }
+    void onReceiveOk() noexcept override { d_.watch_.receiveOk(store::nowMs()); }
 
    private:
     Daemon& d_;
@@ -432,10 +434,25 @@ class Daemon {
   void heartbeatLoop() {
     std::unique_lock lock(stop_mutex_);
     while (!stopping_) {
-      heartbeat_->beat(last_receive_ok_.exchange(0));
+      beat();
       pruneIfDue();
       stop_cv_.wait_for(lock, std::chrono::seconds(config_.heartbeat_seconds));
     }
+  }
+
+  // Writes both sides of the channel to the heartbeat row, and logs a side that turned
+  // half-dead (or recovered) as `gantry status` would judge it.
+  void beat() {
+    auto sides = watch_.sides();
+    heartbeat_->beat(sides.last_receive_ok_at, sides.send_failing_since, sides.send_error);
+    auto row = heartbeat_->read();
+    if (!row.isOk() || !row->has_value()) return;
+    const int64_t now = store::nowMs();
+    const store::Heartbeat& written = *row.value();
+    auto verdict = health::channelVerdict(written, now);
+    health::logVerdictChange(verdict_, verdict, written, now);
+    verdict_ = verdict;
+    chat_->redeliverRefused();
   }
 
   // RECORD_KEEP_DAYS: at boot, then once a day on the heartbeat thread (no wakeups of its own).
@@ -516,12 +533,14 @@ class Daemon {
   std::unique_ptr<store::HeartbeatRepo> heartbeat_;
   std::unique_ptr<store::UsageRepo> usage_;
   std::atomic<bool> stopping_{false};
-  std::atomic<int64_t> last_receive_ok_{0};
+  health::ChannelWatch watch_;
+  health::ChannelVerdict verdict_;  ///< as of the last beat (heartbeat thread only)
   std::unique_ptr<CoreHost> channel_host_, provider_host_;
   std::unique_ptr<Provider> module_provider_;
   std::unique_ptr<Provider> provider_;  ///< module_provider_, recording outcomes
   std::unique_ptr<Channel> channel_;
-  std::unique_ptr<Channel> chat_channel_;  ///< channel_, every outbound text redacted
+  std::unique_ptr<Channel> watched_channel_;  ///< channel_, each send's outcome watched
+  std::unique_ptr<Channel> chat_channel_;     ///< watched_channel_, every outbound text redacted
   std::unique_ptr<ErrorReporter> reporter_;
   std::unique_ptr<mcp::McpHost> mcp_;
   std::unique_ptr<store::MemoryRepo> memory_repo_;

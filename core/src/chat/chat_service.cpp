@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "chat/late_delivery.h"
 #include "chat/reply_delivery.h"
 #include "chat/restart_recovery.h"
 #include "chat/slash_commands.h"
@@ -77,6 +78,14 @@ class ChatService::Worker {
     cv_.notify_all();
   }
 
+  /// Sends again the replies the channel refused earlier (when there are any).
+  void addRedeliver() {
+    std::lock_guard lock(mutex_);
+    if (undelivered_.empty()) return;
+    redeliver_ = true;
+    cv_.notify_all();
+  }
+
   /// Continues the chat's turn a crash left open, before anything queued after it.
   void addResume() {
     std::lock_guard lock(mutex_);
@@ -113,7 +122,8 @@ class ChatService::Worker {
 
   bool idle() {
     std::lock_guard lock(mutex_);
-    return !current_ && !busy_ && bubbles_.empty() && scheduled_.empty() && !reset_ && !resume_;
+    return !current_ && !busy_ && bubbles_.empty() && scheduled_.empty() && !reset_ && !resume_ &&
+           !redeliver_;
   }
 
   void cancelCurrent() {
@@ -128,11 +138,15 @@ class ChatService::Worker {
     std::unique_lock lock(mutex_);
     while (true) {
       cv_.wait(lock, [this] {
-        return stop_ || reset_ || resume_ || !bubbles_.empty() || !scheduled_.empty();
+        return stop_ || reset_ || resume_ || redeliver_ || !bubbles_.empty() || !scheduled_.empty();
       });
       if (stop_) return;
       busy_ = true;
-      if (resume_) {
+      if (redeliver_) {
+        redeliver_ = false;
+        lock.unlock();
+        redeliver();
+      } else if (resume_) {
         resume_ = false;
         lock.unlock();
         runResumed();
@@ -252,13 +266,30 @@ class ChatService::Worker {
   /// Delivers the turn's outcome, marked sending in the outbox just before and confirmed
   /// right after the channel returns: a crash in between sends it at the next start, as a
   /// possible repeat (the one way a reply can reach the owner twice).
+  /// One the channel refused is sent again later (addRedeliver), older ones first.
   void deliver(ReplyStream& observer, const agent::TurnResult& result) {
+    redeliver();
     s_.outbox_.markSending(result.outbox_id);
     if (!presentOutcome(s_.channel_, s_.options_.stream, chat_id_, observer, result)) {
-      if (result.outbox_id) log::warn("reply_not_delivered", {{"chat", chat_id_}});
+      if (result.outbox_id) {
+        log::warn("reply_not_delivered", {{"chat", chat_id_}, {"note", "sent again later"}});
+        std::lock_guard lock(mutex_);
+        undelivered_.push_back(result.outbox_id);
+      }
       return;
     }
     s_.outbox_.markDone(result.outbox_id, store::Delivery::kDelivered);
+  }
+
+  void redeliver() {
+    std::vector<int64_t> ids;
+    {
+      std::lock_guard lock(mutex_);
+      ids.swap(undelivered_);
+    }
+    deliverLate(s_.outbox_, s_.channel_, &ids);
+    std::lock_guard lock(mutex_);
+    undelivered_.insert(undelivered_.begin(), ids.begin(), ids.end());
   }
 
   /// Keeps the typing indicator alive while a turn runs.
@@ -301,6 +332,8 @@ class ChatService::Worker {
   bool settle_ = false;
   bool reset_ = false;
   bool resume_ = false;
+  bool redeliver_ = false;
+  std::vector<int64_t> undelivered_;  ///< outbox ids the channel refused, oldest first
   bool busy_ = false;
   bool stop_ = false;
   std::string carried_;
@@ -421,6 +454,11 @@ bool ChatService::handedOverAgain(const InboundMessage& message) {
   log::warn("inbox_duplicate_dropped",
             {{"chat", message.chat_id}, {"message_id", message.message_id}});
   return true;
+}
+
+void ChatService::redeliverRefused() {
+  std::lock_guard lock(mutex_);
+  for (auto& [chat_id, worker] : workers_) worker->addRedeliver();
 }
 
 void ChatService::recoverAfterRestart() {

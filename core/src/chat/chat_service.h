@@ -67,6 +67,10 @@ class ChatService final : public InboundSink {
   /// run's input.
   void recoverAfterRestart();
 
+  /// Queues, on each chat's worker, another send of the replies the channel refused while
+  /// running (a no-op for chats without any). Called by the heartbeat, once per period.
+  void redeliverRefused();
+
   /// Blocks until every queued message has had its turn (pipe end of input).
   void drain();
   /// Stops taking messages, lets in-flight turns finish for up to bound, then cancels them.

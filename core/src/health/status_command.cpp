@@ -1,10 +1,10 @@
 #include "health/status_command.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
 #include "config/config.h"
+#include "health/channel_watch.h"
 #include "health/status_text.h"
 #include "store/heartbeat_repo.h"
 #include "vault/vault_location.h"
@@ -18,26 +18,32 @@ std::string ago(int64_t at, int64_t now) {
   return at == 0 ? "never" : formatDuration(now - at) + " ago";
 }
 
+void printChannel(const store::Heartbeat& hb, const ChannelVerdict& verdict, int64_t now) {
+  std::cout << "channel " << hb.channel << ": last good receive " << ago(hb.last_receive_ok_at, now)
+            << (hb.last_receive_ok_at == 0 ? " (started " + ago(hb.started_at, now) + ")" : "")
+            << (verdict.receive_failing ? " — failing" : "") << "\n";
+  if (hb.send_failing_since != 0) {
+    std::cout << "channel " << hb.channel << ": sends failing since "
+              << ago(hb.send_failing_since, now) << " (" << hb.send_error << ")"
+              << (verdict.send_failing ? " — failing" : "") << "\n";
+  }
+}
+
 int report(const store::Heartbeat& hb) {
   int64_t now = store::nowMs();
-  int64_t limit = 3 * hb.period_s * 1000;
   if (hb.beat_at == 0) {
     std::cout << "stopped: the instance (pid " << hb.pid << ") exited cleanly\n";
     return 1;
   }
   bool beat_fresh = store::isLive(hb, now);
-  // A channel is failing once 3 periods passed without a good receive since boot: a
-  // just-started instance that has not received yet is not.
-  bool receive_fresh = now - std::max(hb.last_receive_ok_at, hb.started_at) <= limit;
+  auto verdict = channelVerdict(hb, now);
   std::cout << "heartbeat: " << ago(hb.beat_at, now) << " (pid " << hb.pid << ", every "
             << hb.period_s << "s)" << (beat_fresh ? "" : " — stale") << "\n";
-  std::cout << "channel " << hb.channel << ": last good receive " << ago(hb.last_receive_ok_at, now)
-            << (hb.last_receive_ok_at == 0 ? " (started " + ago(hb.started_at, now) + ")" : "")
-            << (receive_fresh ? "" : " — failing") << "\n";
+  printChannel(hb, verdict, now);
   std::cout << "model: last call "
             << (hb.last_model_outcome.empty() ? "none" : hb.last_model_outcome) << " "
             << (hb.last_model_at ? ago(hb.last_model_at, now) : "") << "\n";
-  return beat_fresh && receive_fresh ? 0 : 1;
+  return beat_fresh && !verdict.receive_failing && !verdict.send_failing ? 0 : 1;
 }
 
 }  // namespace

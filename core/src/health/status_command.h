@@ -6,8 +6,9 @@
 
 namespace gantry::health {
 
-/// Exit 0 when the heartbeat is fresh (within 3 periods) and the channel received
-/// successfully within 3 periods; 1 otherwise. Prints what it found.
+/// Exit 0 when the heartbeat is fresh (within 3 periods), the channel received successfully
+/// within 3 periods and its sends have not all been failing for 3 periods; 1 otherwise.
+/// Prints what it found.
 int statusCommand(const std::vector<std::string>& args);
 
 }  // namespace gantry::health

@@ -146,7 +146,7 @@ Client::Outcome Client::await(std::int64_t id, const std::shared_ptr<Pending>& p
   notifyCancelled(id, cancelled ? "cancelled by the user" : "timed out");
   transport_->abandon(id);
   if (cancelled) return {Status::cancelled("cancelled"), nullptr};
-  return {Status::retry("no answer within " + seconds(timeout)), nullptr};
+  return {Status::retry("no answer within " + seconds(timeout)), nullptr, true};
 }
 
 void Client::notifyCancelled(std::int64_t id, const std::string& reason) {
@@ -201,7 +201,9 @@ tools::ToolResult Client::callTool(const std::string& tool, const std::string& a
   auto outcome = request("tools/call", params, context.timeout, context.cancel);
   if (outcome.status.isOk()) return toToolResult(outcome.result);
   if (outcome.status.isCancelled()) return {false, "the call to " + tool + " was cancelled"};
-  return {false, tool + " (server " + server_ + "): " + outcome.status.message()};
+  // The agent loop sets the call's timeout from TOOL_TIMEOUT_SECONDS: say which knob it was.
+  const char* knob = outcome.timed_out ? " (TOOL_TIMEOUT_SECONDS)" : "";
+  return {false, tool + " (server " + server_ + "): " + outcome.status.message() + knob};
 }
 
 Status Client::ping(std::chrono::milliseconds timeout) {

@@ -65,6 +65,7 @@ class Client final : private TransportHandler {
   struct Outcome {
     Status status;
     Poco::JSON::Object::Ptr result;
+    bool timed_out = false;  ///< no answer within the request's timeout
   };
 
   Outcome request(const std::string& method, const Poco::JSON::Object::Ptr& params,

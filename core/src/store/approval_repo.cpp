@@ -2,7 +2,6 @@
 
 #include <Poco/Data/Session.h>
 #include <Poco/Data/Statement.h>
-#include <Poco/Data/Transaction.h>
 #include <Poco/Tuple.h>
 
 #include <array>
@@ -106,7 +105,7 @@ Result<std::vector<ApprovalRow>> ApprovalRepo::expireDue(int64_t now_ms) {
   return locked(store_, "approvals", "expire",
                 [&](Poco::Data::Session& session) -> Result<std::vector<ApprovalRow>> {
                   Poco::Int64 at = now_ms;
-                  Poco::Data::Transaction transaction(session);
+                  Transaction transaction(session);
                   std::vector<Row> rows;
                   session << std::string(kColumns) +
                                  "WHERE state = 'pending' AND expires_at <= ? ORDER BY created_at",

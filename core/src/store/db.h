@@ -1,6 +1,7 @@
 #pragma once
 /// The Poco::Data session behind Store. Included by store/*.cpp only.
 
+#include <Poco/Data/SQLite/SQLiteException.h>
 #include <Poco/Data/SQLite/Utility.h>
 #include <Poco/Data/Session.h>
 #include <Poco/Exception.h>
@@ -20,6 +21,34 @@ struct Db {
   PreparedCache prepared;  ///< finalized before the session closes (declared after it)
 };
 
+/// A transaction begun and ended with plain SQL, rolled back on destruction unless committed.
+/// Not Poco::Data::Transaction: when SQLite rolls a transaction back by itself (a full disk,
+/// an I/O error), Poco's ROLLBACK then fails, its session keeps believing a transaction is in
+/// progress, and every later one is refused until the process restarts.
+class Transaction {
+ public:
+  explicit Transaction(Poco::Data::Session& session) : session_(session) {
+    session_ << "BEGIN", Poco::Data::Keywords::now;
+  }
+  ~Transaction() {
+    if (done_) return;
+    try {
+      session_ << "ROLLBACK", Poco::Data::Keywords::now;
+    } catch (const Poco::Exception&) {  // SQLite already rolled it back
+    }
+  }
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void commit() {
+    session_ << "COMMIT", Poco::Data::Keywords::now;
+    done_ = true;
+  }
+
+ private:
+  Poco::Data::Session& session_;
+  bool done_ = false;
+};
+
 /// Runs fn(session) under the store lock, turning exceptions into an error that names the
 /// area and the operation ("memory: search: …").
 template <class Fn>
@@ -28,6 +57,9 @@ auto locked(Store& store, const char* area, const char* what, Fn&& fn)
   try {
     std::lock_guard lock(store.mutex());
     return fn(store.db().session);
+  } catch (const Poco::Data::SQLite::DatabaseFullException& e) {
+    return Status::retry(std::string(area) + ": " + what + ": " + e.displayText() +
+                         " (free space on the disk holding DATA_DIR)");
   } catch (const Poco::Exception& e) {
     return Status::error(std::string(area) + ": " + what + ": " + e.displayText() +
                          " (check the database with gantry doctor)");

@@ -23,13 +23,16 @@ Status HeartbeatRepo::boot(int64_t pid, int64_t period_s, const std::string& cha
   }
 }
 
-Status HeartbeatRepo::beat(int64_t receive_ok_at) {
+Status HeartbeatRepo::beat(int64_t receive_ok_at, int64_t send_failing_since,
+                           const std::string& send_error) {
   try {
     std::lock_guard lock(store_.mutex());
     int64_t at = nowMs();
+    std::string error = send_error;
     store_.db().session << "UPDATE heartbeat SET beat_at = ?, last_receive_ok_at = "
-                           "CASE WHEN ? > 0 THEN ? ELSE last_receive_ok_at END WHERE id = 1",
-        use(at), use(receive_ok_at), use(receive_ok_at), now;
+                           "CASE WHEN ? > 0 THEN ? ELSE last_receive_ok_at END, "
+                           "send_failing_since = ?, send_error = ? WHERE id = 1",
+        use(at), use(receive_ok_at), use(receive_ok_at), use(send_failing_since), use(error), now;
     return Status::ok();
   } catch (const Poco::Exception& e) {
     return Status::error("store: heartbeat: " + e.displayText());
@@ -70,7 +73,8 @@ Result<std::optional<Heartbeat>> HeartbeatRepo::read() {
     Poco::Data::Statement select(store_.db().session);
     select
         << "SELECT pid, started_at, beat_at, period_s, channel, COALESCE(last_receive_ok_at, 0), "
-           "COALESCE(last_model_at, 0), COALESCE(last_model_outcome, '') FROM heartbeat "
+           "COALESCE(last_model_at, 0), COALESCE(last_model_outcome, ''), "
+           "COALESCE(send_failing_since, 0), COALESCE(send_error, '') FROM heartbeat "
            "WHERE id = 1";
     select.execute();
     Poco::Data::RecordSet rows(select);
@@ -84,6 +88,8 @@ Result<std::optional<Heartbeat>> HeartbeatRepo::read() {
     h.last_receive_ok_at = rows.value(5).convert<int64_t>();
     h.last_model_at = rows.value(6).convert<int64_t>();
     h.last_model_outcome = rows.value(7).convert<std::string>();
+    h.send_failing_since = rows.value(8).convert<int64_t>();
+    h.send_error = rows.value(9).convert<std::string>();
     return std::optional<Heartbeat>(h);
   } catch (const Poco::Exception& e) {
     return Status::error("store: heartbeat: " + e.displayText());

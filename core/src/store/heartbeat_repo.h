@@ -19,6 +19,8 @@ struct Heartbeat {
   int64_t last_receive_ok_at = 0;  ///< 0 when never
   int64_t last_model_at = 0;       ///< 0 when never
   std::string last_model_outcome;
+  int64_t send_failing_since = 0;  ///< 0 when sends work
+  std::string send_error;          ///< what began the failing run of sends
 };
 
 /// Whether the heartbeat belongs to a running instance: it has not stopped cleanly and beat
@@ -30,8 +32,10 @@ class HeartbeatRepo {
   explicit HeartbeatRepo(Store& store) : store_(store) {}
   /// Starts a new process's row (replacing the previous process's).
   Status boot(int64_t pid, int64_t period_s, const std::string& channel);
-  /// Refreshes beat_at, and last_receive_ok_at when receive_ok_at > 0.
-  Status beat(int64_t receive_ok_at);
+  /// Refreshes beat_at, last_receive_ok_at when receive_ok_at > 0, and the send side
+  /// (send_failing_since 0: sends work).
+  Status beat(int64_t receive_ok_at, int64_t send_failing_since = 0,
+              const std::string& send_error = {});
   Status modelOutcome(const std::string& outcome);
   /// A clean exit: the row stays for inspection but no longer counts as alive.
   Status stopped();

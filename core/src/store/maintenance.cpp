@@ -2,7 +2,6 @@
 
 #include <Poco/Data/Session.h>
 #include <Poco/Data/Statement.h>
-#include <Poco/Data/Transaction.h>
 
 #include "store/db.h"
 
@@ -49,7 +48,7 @@ Result<Pruned> pruneRecord(Store& store, int64_t cutoff_ms) {
   return locked(store, "store", "prune", [&](Poco::Data::Session& session) -> Result<Pruned> {
     Poco::Int64 cutoff = cutoff_ms;
     Pruned pruned;
-    Poco::Data::Transaction transaction(session);
+    Transaction transaction(session);
     auto run = [&](const char* sql, int64_t* count) {
       Poco::Data::Statement statement(session);
       statement << sql, use(cutoff);

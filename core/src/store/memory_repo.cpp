@@ -1,7 +1,6 @@
 #include "store/memory_repo.h"
 
 #include <Poco/Data/Session.h>
-#include <Poco/Data/Transaction.h>
 #include <Poco/Tuple.h>
 
 #include <algorithm>
@@ -213,7 +212,7 @@ std::vector<MemoryRow> deleteChains(Poco::Data::Session& session, const std::vec
   if (ids.empty()) return {};
   std::string chain = chainSql(idList(ids));
   std::vector<RowTuple> removed;
-  Poco::Data::Transaction tx(session);
+  Transaction tx(session);
   session << chain + "SELECT " + kColumns + ", 0.0 FROM memory m WHERE m.id IN chain ORDER BY m.id",
       into(removed), now;
   session << chain + "DELETE FROM memory WHERE id IN chain", now;

@@ -1,7 +1,6 @@
 #include "store/message_repo.h"
 
 #include <Poco/Data/RecordSet.h>
-#include <Poco/Data/Transaction.h>
 #include <Poco/JSON/Array.h>
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
@@ -174,7 +173,7 @@ Result<std::vector<int64_t>> MessageRepo::appendCalls(int64_t session_id,
   return guarded("record tool calls", [&]() -> Result<std::vector<int64_t>> {
     std::lock_guard lock(store_.mutex());
     auto& s = store_.db().session;
-    Poco::Data::Transaction transaction(s);
+    Transaction transaction(s);
     int64_t message_id = insertMessage(store_.db(), session_id, message);
     std::vector<int64_t> rows;
     for (const auto& call : message.tool_calls) {
@@ -197,7 +196,7 @@ Status MessageRepo::appendResult(int64_t session_id, int64_t row_id, bool ok, co
   return guarded("record tool result", [&]() -> Status {
     std::lock_guard lock(store_.mutex());
     auto& s = store_.db().session;
-    Poco::Data::Transaction transaction(s);
+    Transaction transaction(s);
     std::string status = ok ? "ok" : "error", text = tool.content;
     int64_t at = nowMs();
     CallDecision d = decision;
@@ -226,7 +225,7 @@ Result<std::vector<OrphanedCall>> MessageRepo::closeOrphanedToolCalls() {
   return guarded("close orphaned tool calls", [&]() -> Result<std::vector<OrphanedCall>> {
     std::lock_guard lock(store_.mutex());
     auto& db = store_.db();
-    Poco::Data::Transaction transaction(db.session);
+    Transaction transaction(db.session);
     std::vector<int64_t> rows, sessions;
     std::vector<std::string> call_ids, names;
     db.session << "SELECT id, session_id, call_id, name FROM tool_calls WHERE status = 'running' "
@@ -252,7 +251,7 @@ Status MessageRepo::recordTurn(const TurnCost& c) {
   return guarded("record turn", [&]() -> Status {
     std::lock_guard lock(store_.mutex());
     auto& s = store_.db().session;
-    Poco::Data::Transaction transaction(s);
+    Transaction transaction(s);
     TurnCost t = c;
     s << "INSERT INTO turns(session_id, started_at, model_ms, tool_ms, total_ms, prompt_tokens, "
          "completion_tokens, outcome, first_token_ms, model_calls, tool_calls) "

@@ -253,10 +253,17 @@ CREATE TABLE prompt_budget(
   PRIMARY KEY(chat_id, position));
 )sql";
 
+// The send side of the channel for the half-dead watchdog of `gantry status`: since when
+// every send has failed (0: sends work) and the failure that began it.
+constexpr std::string_view kV8 = R"sql(
+ALTER TABLE heartbeat ADD COLUMN send_failing_since INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE heartbeat ADD COLUMN send_error TEXT NOT NULL DEFAULT '';
+)sql";
+
 }  // namespace
 
 const std::vector<std::string_view>& migrations() {
-  static const std::vector<std::string_view> kAll = {kV1, kV2, kV3, kV4, kV5, kV6, kV7};
+  static const std::vector<std::string_view> kAll = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8};
   return kAll;
 }
 

@@ -25,7 +25,8 @@ struct OutboxItem {
 /// How a row left the outbox.
 enum class Delivery {
   kDelivered,  ///< the channel's send returned ok
-  kFailed,     ///< the send failed at the start after a crash (it is not tried again)
+  kFailed,     ///< the send failed at the start after a crash, or was refused for good
+               ///< when sent again late (it is not tried again)
   kDropped,    ///< never sent: the channel's output does not survive a restart (stdio)
 };
 

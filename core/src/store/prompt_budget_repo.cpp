@@ -1,7 +1,6 @@
 #include "store/prompt_budget_repo.h"
 
 #include <Poco/Data/Session.h>
-#include <Poco/Data/Transaction.h>
 #include <Poco/Tuple.h>
 
 #include "store/db.h"
@@ -15,7 +14,7 @@ namespace gantry::store {
 Status PromptBudgetRepo::save(const std::string& chat_id, const std::vector<PromptPart>& parts,
                               int64_t at) {
   return locked(store_, "prompt budget", "save", [&](Poco::Data::Session& session) -> Status {
-    Poco::Data::Transaction transaction(session);
+    Transaction transaction(session);
     std::string chat = chat_id;
     Poco::Int64 when = at;
     session << "DELETE FROM prompt_budget WHERE chat_id = ?", use(chat), now;

@@ -1,7 +1,5 @@
 #include "store/turn_repo.h"
 
-#include <Poco/Data/Transaction.h>
-
 #include "store/db.h"
 #include "store/record_rows.h"
 
@@ -22,7 +20,7 @@ void closeTurn(Poco::Data::Session& s, int64_t session_id) {
 Result<int64_t> TurnRepo::open(int64_t session_id, const ChatMessage& user,
                                const std::vector<int64_t>& inbox_ids) {
   return locked(store_, "store", "open turn", [&](Poco::Data::Session& s) -> Result<int64_t> {
-    Poco::Data::Transaction transaction(s);
+    Transaction transaction(s);
     int64_t id = insertMessage(store_.db(), session_id, user);
     int64_t at = nowMs(), session = session_id;
     for (int64_t inbox_id : inbox_ids) {
@@ -53,7 +51,7 @@ Status TurnRepo::openContinuation(int64_t session_id) {
 Result<int64_t> TurnRepo::closeWithReply(int64_t session_id, const std::string& chat_id,
                                          const ChatMessage& reply) {
   return locked(store_, "store", "record reply", [&](Poco::Data::Session& s) -> Result<int64_t> {
-    Poco::Data::Transaction transaction(s);
+    Transaction transaction(s);
     int64_t message = insertMessage(store_.db(), session_id, reply);
     int64_t outbox = insertOutbox(store_.db(), chat_id, message, reply.content);
     closeTurn(s, session_id);
@@ -65,7 +63,7 @@ Result<int64_t> TurnRepo::closeWithReply(int64_t session_id, const std::string& 
 Result<int64_t> TurnRepo::closeWithNotice(int64_t session_id, const std::string& chat_id,
                                           const std::string& text) {
   return locked(store_, "store", "record notice", [&](Poco::Data::Session& s) -> Result<int64_t> {
-    Poco::Data::Transaction transaction(s);
+    Transaction transaction(s);
     int64_t outbox = insertOutbox(store_.db(), chat_id, 0, text);
     closeTurn(s, session_id);
     transaction.commit();

@@ -2,10 +2,12 @@
 // misbehaves on demand, for what real servers will not do: crash mid-call, hang, stop
 // reading, print garbage, answer with a wrong id, send a huge result, exit at start.
 //
-// Usage: fake_mcp_server [--exit-at-start] [--garbage-at-start] [--no-memory] [--page-size N]
-//                        [--count-file PATH [--count-sleep-ms N]]
+// Usage: fake_mcp_server [--exit-at-start] [--garbage-at-start] [--no-initialize] [--no-memory]
+//                        [--notify-flood] [--page-size N] [--count-file PATH [--count-sleep-ms N]]
+// --no-initialize reads everything and never answers initialize.
 // Tools: echo, crash, hang, freeze, garbage, wrong_id, big, last_cancelled, add_tool, fail,
-// rpc_error, image, structured, stderr_flood, env, memory_store/recall/forget (echo back);
+// rpc_error, image, structured, stderr_flood, env, memory_store/recall/forget (echo back); with
+// --notify-flood also notify_flood: 20000 notifications/message lines before its answer;
 // with --count-file also count: appends its "call" argument as a line to PATH, fsync'd before
 // it sleeps N ms (default 300) and answers, so a crash test knows every call that ran.
 
@@ -40,6 +42,8 @@ struct State {
   std::string last_cancelled = "none";
   std::string count_file;
   int count_sleep_ms = 300;
+  bool answer_initialize = true;
+  bool notify_flood = false;
 };
 
 void writeLine(const std::string& line) { std::cout << line << '\n' << std::flush; }
@@ -210,6 +214,14 @@ void callTool(State& state, const Poco::Dynamic::Var& id, const Object::Ptr& par
     for (int i = 0; i < 1000; ++i) std::cerr << "flood line " << i << std::endl;
     return respond(id, textResult("flooded"));
   }
+  if (name == "notify_flood" && state.notify_flood) {
+    for (int i = 0; i < 20000; ++i) {
+      writeLine(R"({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info",)"
+                R"("logger":"fake","data":"flood )" +
+                std::to_string(i) + R"("}})");
+    }
+    return respond(id, textResult("flooded with notifications"));
+  }
   if (name == "env") return respond(id, textResult(environmentNames()));
   if (name == "extra") return respond(id, textResult("extra ran"));
   if (name == "count" && !state.count_file.empty()) {
@@ -230,7 +242,10 @@ void handle(State& state, const Object::Ptr& message) {
   }
   if (!message->has("id") || method.empty()) return;
   const auto id = message->get("id");
-  if (method == "initialize") return respond(id, initializeResult(params));
+  if (method == "initialize") {
+    if (state.answer_initialize) respond(id, initializeResult(params));
+    return;
+  }
   if (method == "ping") return respond(id, Object::Ptr(new Object));
   if (method == "tools/list") return respond(id, toolList(state, params));
   if (method == "tools/call") return callTool(state, id, params);
@@ -249,11 +264,14 @@ int main(int argc, char** argv) {
     }
     if (arg == "--garbage-at-start") writeLine("garbage before anything");
     if (arg == "--no-memory") state.tools.resize(state.tools.size() - 3);
+    if (arg == "--no-initialize") state.answer_initialize = false;
+    if (arg == "--notify-flood") state.notify_flood = true;
     if (arg == "--page-size" && i + 1 < argc) state.page_size = std::stoul(argv[++i]);
     if (arg == "--count-file" && i + 1 < argc) state.count_file = argv[++i];
     if (arg == "--count-sleep-ms" && i + 1 < argc) state.count_sleep_ms = std::stoi(argv[++i]);
   }
   if (!state.count_file.empty()) state.tools.push_back("count");
+  if (state.notify_flood) state.tools.push_back("notify_flood");
   std::cerr << "fake_mcp_server: ready" << std::endl;
   std::string line;
   while (std::getline(std::cin, line)) {

@@ -106,7 +106,9 @@ class StreamWriter {
     chunk(role, false);
     for (const auto& piece : pieces(reply_.reasoning)) text(reply_.reasoning_field, piece);
     for (const auto& piece : pieces(reply_.content)) text("content", piece);
-    for (std::size_t i = 0; i < reply_.tool_calls.size(); ++i) call(i);
+    for (std::size_t i = 0; i < reply_.tool_calls.size(); ++i) {
+      if (!call(i)) return;  // cut: the caller closes the connection
+    }
     finish();
   }
 
@@ -117,7 +119,8 @@ class StreamWriter {
     chunk(delta, true);
   }
 
-  void call(std::size_t index) {
+  /// false when the stream is cut after the call's first piece of arguments.
+  bool call(std::size_t index) {
     const ScriptedReply::Call& scripted = reply_.tool_calls[index];
     chunk(toolDelta(toolCall(scripted, index, true)), true);
     for (const auto& piece : pieces(scripted.arguments)) {
@@ -127,7 +130,9 @@ class StreamWriter {
       part->set("index", static_cast<int>(index));
       part->set("function", function);
       chunk(toolDelta(part), true);
+      if (reply_.cut_mid_call) return false;
     }
+    return true;
   }
 
   static Object::Ptr toolDelta(const Object::Ptr& call) {

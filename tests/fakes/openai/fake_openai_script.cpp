@@ -14,7 +14,7 @@ using Poco::JSON::Object;
 const std::set<std::string> kKeys = {
     "content",       "reasoning", "reasoning_field", "tool_calls", "status", "retry_after",
     "error_message", "body",      "delay_ms",        "stall_ms",   "drop",   "close",
-    "usage",         "model"};
+    "usage",         "model",     "cut_mid_call"};
 const std::set<std::string> kCallKeys = {"id", "name", "arguments", "thought_signature"};
 
 void checkKeys(const Object& object, const std::set<std::string>& known, const char* what) {
@@ -67,6 +67,7 @@ ScriptedReply parseObject(const Object::Ptr& object) {
   reply.delay_ms = object->optValue<int>("delay_ms", 0);
   reply.stall_ms = object->optValue<int>("stall_ms", 0);
   reply.drop = object->optValue<bool>("drop", false);
+  reply.cut_mid_call = object->optValue<bool>("cut_mid_call", false);
   reply.close = object->optValue<bool>("close", false);
   parseUsage(object->getObject("usage"), &reply);
   return reply;

@@ -133,6 +133,11 @@ class ChatHandler final : public Poco::Net::HTTPRequestHandler {
     }
     if (parsed.stream) {
       sendStream(response, parsed, scripted, serial, *state_);
+      // Before the response stream ends its chunked body: the client sees the cut.
+      if (scripted.cut_mid_call) {
+        dynamic_cast<Poco::Net::HTTPServerRequestImpl&>(request).socket().shutdown();
+        return;
+      }
     } else {
       sendCompletion(response, parsed, scripted, serial);
     }

@@ -36,6 +36,9 @@ struct ScriptedReply {
   int stall_ms = 0;                 ///< streaming: silence after the first delta
   bool drop = false;                ///< close the connection without a reply
   bool close = false;               ///< close the connection after the reply (an idle timeout)
+  /// streaming: close the connection after the first piece of the first tool call's
+  /// arguments, without finish_reason or [DONE] (a stream cut mid-tool-call)
+  bool cut_mid_call = false;
   std::optional<std::int64_t> prompt_tokens;
   std::optional<std::int64_t> completion_tokens;
   /// usage.prompt_tokens_details.cached_tokens, as OpenAI reports a prompt-cache hit.

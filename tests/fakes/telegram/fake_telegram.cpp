@@ -321,7 +321,13 @@ void FakeTelegram::handleBot(const std::string& path, Poco::Net::HTTPServerReque
   BotParams params = readParams(request);
   if (token != token_) return sendJson(response, 401, errorJson(401, "Unauthorized", 0));
   Fault fault;
-  if (takeFault(method, &fault)) {
+  bool faulted = takeFault(method, &fault);
+  if (faulted && fault.hang_ms > 0) {
+    std::unique_lock lock(mutex_);
+    changed_.wait_for(lock, std::chrono::milliseconds(fault.hang_ms), [this] { return stopping_; });
+    faulted = fault.drop;  // a hang then a drop: the connection ends mid-poll
+  }
+  if (faulted) {
     if (fault.drop) {
       // No reply at all: the client sees the connection end.
       static_cast<Poco::Net::HTTPServerRequestImpl&>(request).socket().shutdown();
@@ -384,6 +390,7 @@ void FakeTelegram::handleControl(const std::string& path, Poco::Net::HTTPServerR
     fault.retry_after = body->optValue<int>("retry_after", 0);
     fault.drop = body->optValue<bool>("drop", false);
     fault.count = body->optValue<int>("count", 1);
+    fault.hang_ms = body->optValue<int>("hang_ms", 0);
     addFault(fault);
     return sendJson(response, 200, "{\"ok\":true}");
   }

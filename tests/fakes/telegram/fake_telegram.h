@@ -51,6 +51,9 @@ struct Fault {
   int retry_after = 0;      ///< sent as parameters.retry_after when > 0
   bool drop = false;        ///< close the connection without any reply instead
   int count = 1;
+  /// > 0: hold the call this long (or until stop), then close the connection when drop is
+  /// set (a drop mid-poll), else answer as usual (a request that hangs; status is unused)
+  int hang_ms = 0;
 };
 
 class FakeTelegram {

@@ -2,7 +2,7 @@
 // Prints "PORT <n>" on stdout once listening. Control endpoints (for end-to-end tests):
 //   POST /control/updates  an Update JSON object (update_id assigned) -> {"update_id":n}
 //   GET  /control/sent     accepted sendMessage/editMessageText/sendPhoto/sendChatAction
-//   POST /control/fail     {"method","status","description","retry_after","drop","count"}
+//   POST /control/fail     {"method","status","description","retry_after","drop","count","hang_ms"}
 //   POST /control/files    {"file_id","file_path","data_base64"}
 //   GET  /control/state    {"confirmed_offset","getUpdates"}
 // The bot token is argv[1] or FAKE_TELEGRAM_TOKEN (default 123456:fake-token).

@@ -116,8 +116,9 @@ TEST_CASE("a channel whose input does not survive a restart gets nothing of the 
   CHECK(f.inbox.pending()->empty());
 }
 
-TEST_CASE("a delivered reply is confirmed, and one the channel refused waits for the next start",
-          "[chat]") {
+TEST_CASE(
+    "a delivered reply is confirmed, and one the channel refused is sent again once sends work",
+    "[chat]") {
   RecoveryFixture f;
   f.provider.reply("hello");
   f.say("hi");
@@ -129,6 +130,19 @@ TEST_CASE("a delivered reply is confirmed, and one the channel refused waits for
   f.service().drain();
   REQUIRE(f.outbox.pending()->size() == 1);
   CHECK(f.outbox.pending().value()[0].text == "are you there?");
+  f.service().redeliverRefused();  // the heartbeat's retry while the platform is still down
+  f.service().drain();
+  CHECK(f.outbox.pending()->size() == 1);
+  f.channel.failSends(false);
+  f.service().redeliverRefused();
+  f.service().drain();
+  CHECK(f.outbox.pending()->empty());
+  REQUIRE(f.channel.sent().size() == 2);
+  CHECK(f.channel.sent()[1].find("may have reached you already") != std::string::npos);
+  CHECK(f.channel.sent()[1].find("are you there?") != std::string::npos);
+  f.service().redeliverRefused();  // nothing left: nothing sent twice
+  f.service().drain();
+  CHECK(f.channel.sent().size() == 2);
 }
 
 TEST_CASE("a message a channel hands over again after a restart is answered once", "[chat]") {
