@@ -32,9 +32,7 @@ void report(const char* label, std::vector<double> micros) {
   double sum = 0;
   for (double m : micros) sum += m;
   const auto count = static_cast<double>(micros.size());
-  const auto at = [&](double q) {
-    return micros[static_cast<std::size_t>(q * (count - 1))];
-  };
+  const auto at = [&](double q) { return micros[static_cast<std::size_t>(q * (count - 1))]; };
   std::printf("%-8s calls=%zu p50=%.0f us p99=%.0f us mean=%.0f us\n", label, micros.size(),
               at(0.5), at(0.99), sum / count);
 }
