@@ -58,8 +58,10 @@ Result<int64_t> Conversation::resume() {
 
 Status Conversation::bound(const CancelToken& cancel) {
   auto result = boundHistory(history_, options_.bounds);
-  // Turns past the bounds leave the history only once they are folded into the summary.
-  if (result.dropped.empty() || foldAway(result, cancel)) history_ = std::move(result.kept);
+  // The bounds are a hard cap on the prompt. Turns past them leave the record's history only
+  // once they are folded into the summary, so a fold that fails is tried again next turn.
+  if (!result.dropped.empty()) foldAway(result, cancel);
+  history_ = std::move(result.kept);
   if (auto s = sessions_.summary(session_id_); s.isOk()) summary_ = s.value();
   collapseToolResults();
   // A continuation (no message of its own) or a resumed turn goes on from the history as
@@ -71,14 +73,13 @@ Status Conversation::bound(const CancelToken& cancel) {
   return dropRepeatedMemoryBlock();
 }
 
-bool Conversation::foldAway(const BoundResult& result, const CancelToken& cancel) {
-  if (!fold(result.dropped, cancel)) return false;
+void Conversation::foldAway(const BoundResult& result, const CancelToken& cancel) {
+  if (!fold(result.dropped, cancel)) return;
   // Dropped turns leave the history (they stay in the record) once they are summarised.
   messages_.dropFromHistory(session_id_, static_cast<int64_t>(result.dropped.size()));
   log::info("history_trimmed", {{"dropped", std::to_string(result.dropped.size())},
                                 {"kept", std::to_string(result.kept.size())},
                                 {"kept_est_tokens", std::to_string(result.kept_tokens)}});
-  return true;
 }
 
 bool Conversation::fold(const std::vector<ChatMessage>& dropped, const CancelToken& cancel) {

@@ -62,9 +62,10 @@ class Conversation {
   /// when the chat has no open turn or on a store error.
   Result<int64_t> resume();
 
-  /// Prepares the history for the first request: turns past the bounds leave it once they
-  /// are folded into the summary (a fold that fails, times out or is cancelled keeps them
-  /// and the next turn tries again), old tool results collapse, and a memory block the
+  /// Prepares the history for the first request: turns past the bounds are left out of it
+  /// and leave the record's history once they are folded into the summary (a fold that
+  /// fails, times out or is cancelled keeps them there and the next turn tries again), old
+  /// tool results collapse, and a memory block the
   /// history already shows is taken out of the current message (in the record too). Fails
   /// when the message recordUser() recorded is missing or the store fails. A continuation
   /// (no recordUser) or a resumed turn bounds the history as it is.
@@ -101,9 +102,9 @@ class Conversation {
   const std::vector<ChatMessage>& history() const { return history_; }
 
  private:
-  /// Folds result.dropped into the summary and takes it out of the history's record; false
-  /// (nothing changed) when the fold fails.
-  bool foldAway(const BoundResult& result, const CancelToken& cancel);
+  /// Folds result.dropped into the summary and takes it out of the history's record; when
+  /// the fold fails nothing changes, and the next turn tries again.
+  void foldAway(const BoundResult& result, const CancelToken& cancel);
   bool fold(const std::vector<ChatMessage>& dropped, const CancelToken& cancel);
   Status dropRepeatedMemoryBlock();
 
