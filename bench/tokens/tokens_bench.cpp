@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "e2e/support/gantry_process.h"
+#include "e2e/support/request_json.h"
 #include "openai/fake_openai_server.h"
 
 using gantry::e2e::runGantry;
@@ -21,27 +22,6 @@ using gantry::testing::FakeOpenAiServer;
 namespace {
 
 const char* kServers[] = {"filesystem", "git", "memory", "fetch", "time"};
-
-/// The JSON array after `"key":` in a request body as sent, byte for byte ("" when absent).
-std::string arrayOf(const std::string& body, const std::string& key) {
-  const std::string marker = "\"" + key + "\":[";
-  auto start = body.find(marker);
-  if (start == std::string::npos) return {};
-  int depth = 0;
-  bool in_string = false;
-  for (auto i = start + marker.size() - 1; i < body.size(); ++i) {
-    char c = body[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    if (c == '[' || c == '{') ++depth;
-    if ((c == ']' || c == '}') && --depth == 0) return body.substr(start, i + 1 - start);
-  }
-  return {};
-}
 
 std::size_t commonPrefix(const std::string& a, const std::string& b) {
   std::size_t n = 0;
@@ -79,7 +59,7 @@ std::size_t countTools(const std::string& tools) {
 Turn measure(const gantry::e2e::Env& env, const std::string& first_body) {
   auto rows = tokenRows(env);
   return {rows["total"], rows["persona"], static_cast<long>(first_body.size() / 4),
-          countTools(arrayOf(first_body, "tools"))};
+          countTools(gantry::e2e::jsonArray(first_body, "tools"))};
 }
 
 void printTurn(const char* mode, const char* turn, const Turn& t) {
@@ -124,8 +104,9 @@ void run(const std::string& mode) {
   // Across the turn's second call: after mcp_enable (lazy) or after the time call (eager).
   const std::string& before = requests.at(1);
   const std::string& after = requests.at(2);
-  auto tools_before = arrayOf(before, "tools"), tools_after = arrayOf(after, "tools");
-  auto msgs_before = arrayOf(before, "messages"), msgs_after = arrayOf(after, "messages");
+  using gantry::e2e::jsonArray;
+  auto tools_before = jsonArray(before, "tools"), tools_after = jsonArray(after, "tools");
+  auto msgs_before = jsonArray(before, "messages"), msgs_after = jsonArray(after, "messages");
   // The closing bracket of an array that grows is the one byte that cannot stay.
   std::printf(
       "%-5s next call keeps %zu of %zu bytes of the tools array and %zu of %zu of the "

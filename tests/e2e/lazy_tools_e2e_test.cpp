@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "e2e/support/gantry_process.h"
+#include "e2e/support/request_json.h"
 #include "openai/fake_openai_server.h"
 
 using gantry::e2e::GantryProcess;
@@ -13,27 +14,6 @@ using gantry::testing::FakeOpenAiServer;
 using namespace std::chrono_literals;
 
 namespace {
-
-/// The `"tools":[…]` array of a request body as sent, byte for byte ("" when absent).
-std::string toolsArray(const std::string& body) {
-  const std::string key = "\"tools\":[";
-  auto start = body.find(key);
-  if (start == std::string::npos) return {};
-  int depth = 0;
-  bool in_string = false;
-  for (auto i = start + key.size() - 1; i < body.size(); ++i) {
-    char c = body[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    if (c == '[' || c == '{') ++depth;
-    if ((c == ']' || c == '}') && --depth == 0) return body.substr(start, i + 1 - start);
-  }
-  return {};
-}
 
 bool waitFor(const GantryProcess& g, const std::string& text) {
   for (int i = 0; i < 1500; ++i) {
@@ -68,14 +48,15 @@ TEST_CASE("mcp_enable appends a server's tools after the published ones, prefix 
   INFO(g.err());
   auto requests = llm.requests();
   REQUIRE(requests.size() == 3);
-  auto first = toolsArray(requests[0]), second = toolsArray(requests[1]);
+  auto first = gantry::e2e::jsonArray(requests[0], "tools");
+  auto second = gantry::e2e::jsonArray(requests[1], "tools");
   REQUIRE(!first.empty());
   CHECK(first.find("\"mcp_enable\"") != std::string::npos);
   CHECK(first.find("fake__echo") == std::string::npos);
   CHECK(second.find("fake__echo") != std::string::npos);
   // Everything published before is kept byte for byte; the server's tools only follow it.
   CHECK(second.compare(0, first.size() - 1, first, 0, first.size() - 1) == 0);
-  CHECK(toolsArray(requests[2]) == second);
+  CHECK(gantry::e2e::jsonArray(requests[2], "tools") == second);
   CHECK(requests[0].find("- fake: ") != std::string::npos);
   CHECK(requests[0].find("a fake server for tests") != std::string::npos);
   CHECK(g.err().find("\"msg\":\"tool_server_enabled\"") != std::string::npos);

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "e2e/support/gantry_process.h"
+#include "e2e/support/request_json.h"
 #include "openai/fake_openai_server.h"
 
 using gantry::e2e::count;
@@ -24,24 +25,9 @@ std::string toolCall(const std::string& id, const std::string& name, const std::
 
 // The bytes of the request's "messages" array, from '[' to its matching ']' (included).
 std::string messagesArray(const std::string& body) {
-  auto start = body.find("\"messages\":[");
-  REQUIRE(start != std::string::npos);
-  start += 11;
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = start; i < body.size(); ++i) {
-    char c = body[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    if (c == '[' || c == '{') ++depth;
-    if ((c == ']' || c == '}') && --depth == 0) return body.substr(start, i - start + 1);
-  }
-  FAIL("unterminated messages array");
-  return {};
+  std::string array = gantry::e2e::jsonArray(body, "messages");
+  REQUIRE(!array.empty());
+  return array;
 }
 
 }  // namespace
