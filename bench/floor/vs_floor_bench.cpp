@@ -46,8 +46,11 @@ class Child {
     int in[2], out[2], err[2];
     if (::pipe(in) != 0 || ::pipe(out) != 0 || ::pipe(err) != 0) std::abort();
     std::vector<std::string> strings;
-    for (const auto& [name, value] : env) strings.push_back(name + "=" + value);
+    strings.reserve(env.size());
+    for (const auto& [name, value] : env)
+      strings.push_back(std::string(name).append("=").append(value));
     std::vector<char*> envp;
+    envp.reserve(strings.size() + 1);
     for (auto& s : strings) envp.push_back(s.data());
     envp.push_back(nullptr);
     started_ = Clock::now();
@@ -228,7 +231,7 @@ void memory(const Subject& s, const Subject& twin, int turns) {
   long rss = procField(proc + "/status", "VmRSS:");
   print("rss_kib", s, static_cast<double>(rss));
   second.write(lines(turns, 2 * turns));
-  second.waitLines(static_cast<std::size_t>(3 * turns));
+  second.waitLines(std::size_t{3} * static_cast<std::size_t>(turns));
   std::this_thread::sleep_for(500ms);
   print("rss_growth_kib", s, static_cast<double>(procField(proc + "/status", "VmRSS:") - rss));
 }

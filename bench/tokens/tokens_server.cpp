@@ -15,7 +15,7 @@ using gantry::toolserver::StdioServer;
 using gantry::toolserver::Tool;
 using gantry::toolserver::ToolResult;
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   if (argc != 3) return std::cerr << "usage: bench_tokens_server SERVERS_JSON NAME\n", 2;
   std::ifstream in(argv[1]);
   std::stringstream text;
@@ -33,4 +33,7 @@ int main(int argc, char** argv) {
                     }});
   }
   return server.run(0);
+} catch (const std::exception& e) {
+  std::cerr << "bench_tokens_server: " << e.what() << "\n";
+  return 1;
 }

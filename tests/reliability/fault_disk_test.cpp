@@ -47,7 +47,7 @@ struct Unmount {
 /// Fills the filesystem of dir with one file until it is full.
 void fill(const std::string& path) {
   std::ofstream out(path, std::ios::binary);
-  const std::string block(64 * 1024, 'f');
+  const std::string block(std::size_t{64} * 1024, 'f');
   while (out.write(block.data(), static_cast<std::streamsize>(block.size()))) out.flush();
 }
 
