@@ -104,6 +104,27 @@ TEST_CASE("5xx from the Bot API on polls and sends delay the reply but lose noth
   f.requireSound();
 }
 
+TEST_CASE("a 429 storm on polls waits retry_after each time and loses nothing",
+          "[faults][channel]") {
+  Fixture f("fault-tg-poll-429");
+  Fault storm = fault("getUpdates", 429, 3);
+  storm.retry_after = 1;
+  f.telegram.addFault(storm);
+  f.telegram.enqueueText(kOwner, "behind the storm");
+  const auto start = std::chrono::steady_clock::now();
+  GantryProcess g(f.env());
+  INFO(g.err());
+  CHECK(f.repliedOnce("echo: behind the storm"));
+  // Three refused polls, each followed by the wait the Bot API asked for (a lower bound, so a
+  // slow machine cannot fail it): the storm was waited out, not hammered.
+  CHECK(std::chrono::steady_clock::now() - start >= 3s);
+  CHECK(count(g.err(), "HTTP 429") == 3);
+  CHECK(count(g.err(), R"("retry_after":"1")") == 3);
+  CHECK(f.telegram.calls("getUpdates") >= 4);
+  CHECK(g.stop() == 0);
+  f.requireSound();
+}
+
 TEST_CASE("a connection dropped in the middle of a long poll is reconnected, nothing lost",
           "[faults][channel]") {
   Fixture f("fault-tg-drop");

@@ -67,6 +67,9 @@ class Agent::Turn {
         return finish(response.status());
       }
       ChatMessage message = std::move(response->message);
+      // The record keeps what the chat was shown: a secret the model repeats is its marker.
+      message.content = log::redact(std::move(message.content));
+      message.reasoning = log::redact(std::move(message.reasoning));
       if (!tools_on && !constrained_.empty()) adoptConstrainedCall(message, round);
       if (message.tool_calls.empty() && adoptPrintedCall(message, round)) {
         repairs_.push_back({"printed_call", message.tool_calls.front().name});

@@ -2,6 +2,7 @@
 
 #include <Poco/Data/RecordSet.h>
 
+#include "log/log.h"
 #include "store/db.h"
 
 using Poco::Data::Keywords::now;
@@ -28,7 +29,7 @@ Status HeartbeatRepo::beat(int64_t receive_ok_at, int64_t send_failing_since,
   try {
     std::lock_guard lock(store_.mutex());
     int64_t at = nowMs();
-    std::string error = send_error;
+    std::string error = log::redact(send_error);  // platform error text may carry a token
     store_.db().session << "UPDATE heartbeat SET beat_at = ?, last_receive_ok_at = "
                            "CASE WHEN ? > 0 THEN ? ELSE last_receive_ok_at END, "
                            "send_failing_since = ?, send_error = ? WHERE id = 1",
@@ -43,7 +44,7 @@ Status HeartbeatRepo::modelOutcome(const std::string& outcome) {
   try {
     std::lock_guard lock(store_.mutex());
     int64_t at = nowMs();
-    std::string text = outcome;
+    std::string text = log::redact(outcome);  // an endpoint's error text may echo a key
     store_.db().session << "UPDATE heartbeat SET last_model_at = ?, last_model_outcome = ? "
                            "WHERE id = 1",
         use(at), use(text), now;

@@ -33,7 +33,7 @@ class HeartbeatRepo {
   /// Starts a new process's row (replacing the previous process's).
   Status boot(int64_t pid, int64_t period_s, const std::string& channel);
   /// Refreshes beat_at, last_receive_ok_at when receive_ok_at > 0, and the send side
-  /// (send_failing_since 0: sends work).
+  /// (send_failing_since 0: sends work). Error texts are kept redacted, as in the log.
   Status beat(int64_t receive_ok_at, int64_t send_failing_since = 0,
               const std::string& send_error = {});
   Status modelOutcome(const std::string& outcome);

@@ -4,12 +4,16 @@
 //
 // Usage: fake_mcp_server [--exit-at-start] [--garbage-at-start] [--no-initialize] [--no-memory]
 //                        [--notify-flood] [--page-size N] [--count-file PATH [--count-sleep-ms N]]
+//                        [--leak VAR]
 // --no-initialize reads everything and never answers initialize.
 // Tools: echo, crash, hang, freeze, garbage, wrong_id, big, last_cancelled, add_tool, fail,
 // rpc_error, image, structured, stderr_flood, env, memory_store/recall/forget (echo back); with
 // --notify-flood also notify_flood: 20000 notifications/message lines before its answer;
 // with --count-file also count: appends its "call" argument as a line to PATH, fsync'd before
-// it sleeps N ms (default 300) and answers, so a crash test knows every call that ran.
+// it sleeps N ms (default 300) and answers, so a crash test knows every call that ran;
+// with --leak VAR also leak: answers with the value of VAR in its common encodings (raw, a
+// JSON string, percent-encoded, base64 at all three alignments, base64url) and prints it on
+// stderr, as a careless tool would.
 
 #include <Poco/JSON/Array.h>
 #include <Poco/JSON/Object.h>
@@ -25,6 +29,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "secret_encodings.h"
 
 extern char** environ;  // NOLINT: POSIX
 
@@ -44,6 +50,7 @@ struct State {
   int count_sleep_ms = 300;
   bool answer_initialize = true;
   bool notify_flood = false;
+  std::string leak_variable;
 };
 
 void writeLine(const std::string& line) { std::cout << line << '\n' << std::flush; }
@@ -163,6 +170,21 @@ Object::Ptr structuredResult() {
   return result;
 }
 
+/// The value of the leak variable as a careless tool would spill it: in every common form,
+/// each on its own line, and on stderr.
+Object::Ptr leakResult(const State& state) {
+  const char* found = std::getenv(state.leak_variable.c_str());
+  const std::string value = found != nullptr ? found : "";
+  std::cerr << "fake_mcp_server: leaking " << value << std::endl;
+  std::string text =
+      "raw " + value + "\njson " + toText(value) + "\nurl " + gantry::fakes::percentEncoded(value);
+  for (const char* before : {"", "x", "xy"}) {
+    text += "\nbase64 " + gantry::fakes::base64(before + value);
+    text += "\nbase64url " + gantry::fakes::base64(before + value, true);
+  }
+  return textResult(text);
+}
+
 /// Records that the call ran, durably, before answering: a kill at any later point cannot
 /// lose the line.
 Object::Ptr countCall(const State& state, const std::string& call) {
@@ -224,6 +246,7 @@ void callTool(State& state, const Poco::Dynamic::Var& id, const Object::Ptr& par
   }
   if (name == "env") return respond(id, textResult(environmentNames()));
   if (name == "extra") return respond(id, textResult("extra ran"));
+  if (name == "leak" && !state.leak_variable.empty()) return respond(id, leakResult(state));
   if (name == "count" && !state.count_file.empty()) {
     return respond(id, countCall(state, argument(params, "call", "")));
   }
@@ -269,7 +292,9 @@ int main(int argc, char** argv) {
     if (arg == "--page-size" && i + 1 < argc) state.page_size = std::stoul(argv[++i]);
     if (arg == "--count-file" && i + 1 < argc) state.count_file = argv[++i];
     if (arg == "--count-sleep-ms" && i + 1 < argc) state.count_sleep_ms = std::stoi(argv[++i]);
+    if (arg == "--leak" && i + 1 < argc) state.leak_variable = argv[++i];
   }
+  if (!state.leak_variable.empty()) state.tools.push_back("leak");
   if (!state.count_file.empty()) state.tools.push_back("count");
   if (state.notify_flood) state.tools.push_back("notify_flood");
   std::cerr << "fake_mcp_server: ready" << std::endl;
