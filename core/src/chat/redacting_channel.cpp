@@ -7,7 +7,7 @@ namespace gantry::chat {
 Result<std::string> RedactingChannel::send(const std::string& chat_id,
                                            std::string_view text) noexcept {
   try {
-    return inner_.send(chat_id, log::redact(std::string(text)));
+    return inner().send(chat_id, log::redact(std::string(text)));
   } catch (const std::exception& e) {
     return Status::error(std::string("redaction failed: ") + e.what());
   }
@@ -16,7 +16,7 @@ Result<std::string> RedactingChannel::send(const std::string& chat_id,
 Status RedactingChannel::edit(const std::string& chat_id, const std::string& message_id,
                               std::string_view text) noexcept {
   try {
-    return inner_.edit(chat_id, message_id, log::redact(std::string(text)));
+    return inner().edit(chat_id, message_id, log::redact(std::string(text)));
   } catch (const std::exception& e) {
     return Status::error(std::string("redaction failed: ") + e.what());
   }
@@ -25,7 +25,7 @@ Status RedactingChannel::edit(const std::string& chat_id, const std::string& mes
 Result<std::string> RedactingChannel::sendPhoto(const std::string& chat_id, const Image& image,
                                                 std::string_view caption) noexcept {
   try {
-    return inner_.sendPhoto(chat_id, image, log::redact(std::string(caption)));
+    return inner().sendPhoto(chat_id, image, log::redact(std::string(caption)));
   } catch (const std::exception& e) {
     return Status::error(std::string("redaction failed: ") + e.what());
   }
@@ -47,7 +47,7 @@ Status RedactingChannel::streamText(const std::string& chat_id, std::string_view
       if (final) held_.erase(chat_id);
     }
     if (ready.empty() && !final) return Status::ok();
-    return inner_.streamText(chat_id, ready, final);
+    return inner().streamText(chat_id, ready, final);
   } catch (const std::exception& e) {
     return Status::error(std::string("redaction failed: ") + e.what());
   }
@@ -57,7 +57,7 @@ void RedactingChannel::event(const std::string& chat_id, const TurnEvent& event)
   try {
     TurnEvent redacted = event;
     redacted.message = log::redact(event.message);
-    inner_.event(chat_id, redacted);
+    inner().event(chat_id, redacted);
   } catch (const std::exception&) {
     // An event is a courtesy; one that cannot be redacted is not sent.
   }

@@ -9,34 +9,24 @@
 #include <mutex>
 #include <string>
 
-#include "gantry/channel.h"
+#include "gantry/forwarding_channel.h"
 
 namespace gantry::chat {
 
-class RedactingChannel final : public Channel {
+class RedactingChannel final : public ForwardingChannel {
  public:
-  /// inner is not owned and outlives this.
-  explicit RedactingChannel(Channel& inner) : inner_(inner) {}
+  using ForwardingChannel::ForwardingChannel;
 
-  ChannelCaps caps() const noexcept override { return inner_.caps(); }
-  Status run(InboundSink& sink) noexcept override { return inner_.run(sink); }
-  void stop() noexcept override { inner_.stop(); }
   Result<std::string> send(const std::string& chat_id, std::string_view text) noexcept override;
   Status edit(const std::string& chat_id, const std::string& message_id,
               std::string_view text) noexcept override;
-  Status typing(const std::string& chat_id) noexcept override { return inner_.typing(chat_id); }
   Result<std::string> sendPhoto(const std::string& chat_id, const Image& image,
                                 std::string_view caption) noexcept override;
   Status streamText(const std::string& chat_id, std::string_view delta,
                     bool final) noexcept override;
   void event(const std::string& chat_id, const TurnEvent& event) noexcept override;
-  OwnerReports ownerReports() const noexcept override { return inner_.ownerReports(); }
-  std::string quoteBlock(std::string_view lines) const noexcept override {
-    return inner_.quoteBlock(lines);
-  }
 
  private:
-  Channel& inner_;
   std::mutex mutex_;
   std::map<std::string, std::string> held_;  ///< per chat: streamed text not yet written
 };

@@ -69,21 +69,21 @@ void logVerdictChange(const ChannelVerdict& before, const ChannelVerdict& now,
 
 Result<std::string> WatchedChannel::send(const std::string& chat_id,
                                          std::string_view text) noexcept {
-  auto sent = inner_.send(chat_id, text);
+  auto sent = inner().send(chat_id, text);
   watch_.sendOutcome(sent.isOk() ? Status::ok() : sent.status(), store::nowMs());
   return sent;
 }
 
 Status WatchedChannel::edit(const std::string& chat_id, const std::string& message_id,
                             std::string_view text) noexcept {
-  Status edited = inner_.edit(chat_id, message_id, text);
+  Status edited = inner().edit(chat_id, message_id, text);
   watch_.sendOutcome(edited, store::nowMs());
   return edited;
 }
 
 Result<std::string> WatchedChannel::sendPhoto(const std::string& chat_id, const Image& image,
                                               std::string_view caption) noexcept {
-  auto sent = inner_.sendPhoto(chat_id, image, caption);
+  auto sent = inner().sendPhoto(chat_id, image, caption);
   watch_.sendOutcome(sent.isOk() ? Status::ok() : sent.status(), store::nowMs());
   return sent;
 }

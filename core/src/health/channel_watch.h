@@ -8,7 +8,7 @@
 #include <mutex>
 #include <string>
 
-#include "gantry/channel.h"
+#include "gantry/forwarding_channel.h"
 #include "store/heartbeat_repo.h"
 
 namespace gantry::health {
@@ -49,37 +49,18 @@ void logVerdictChange(const ChannelVerdict& before, const ChannelVerdict& now,
                       const store::Heartbeat& heartbeat, int64_t now_ms);
 
 /// The channel as the chat code sees it, every outbound outcome reported to a ChannelWatch.
-class WatchedChannel final : public Channel {
+class WatchedChannel final : public ForwardingChannel {
  public:
   /// inner and watch are not owned and outlive this.
-  WatchedChannel(Channel& inner, ChannelWatch& watch) : inner_(inner), watch_(watch) {}
+  WatchedChannel(Channel& inner, ChannelWatch& watch) : ForwardingChannel(inner), watch_(watch) {}
 
-  ChannelCaps caps() const noexcept override { return inner_.caps(); }
-  Status run(InboundSink& sink) noexcept override { return inner_.run(sink); }
-  void offerCommands(const std::vector<ChatCommand>& commands) noexcept override {
-    inner_.offerCommands(commands);
-  }
-  void stop() noexcept override { inner_.stop(); }
   Result<std::string> send(const std::string& chat_id, std::string_view text) noexcept override;
   Status edit(const std::string& chat_id, const std::string& message_id,
               std::string_view text) noexcept override;
-  Status typing(const std::string& chat_id) noexcept override { return inner_.typing(chat_id); }
   Result<std::string> sendPhoto(const std::string& chat_id, const Image& image,
                                 std::string_view caption) noexcept override;
-  Status streamText(const std::string& chat_id, std::string_view delta,
-                    bool final) noexcept override {
-    return inner_.streamText(chat_id, delta, final);
-  }
-  void event(const std::string& chat_id, const TurnEvent& event) noexcept override {
-    inner_.event(chat_id, event);
-  }
-  OwnerReports ownerReports() const noexcept override { return inner_.ownerReports(); }
-  std::string quoteBlock(std::string_view lines) const noexcept override {
-    return inner_.quoteBlock(lines);
-  }
 
  private:
-  Channel& inner_;
   ChannelWatch& watch_;
 };
 
