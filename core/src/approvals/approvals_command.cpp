@@ -1,19 +1,12 @@
 #include "approvals/approvals_command.h"
 
-#include <algorithm>
 #include <ostream>
 
+#include "gantry/text/tsv_field.h"
 #include "log/log.h"
 
 namespace gantry::approvals {
 namespace {
-
-// A field must not break the one-row-per-line, tab-separated format.
-std::string field(std::string text) {
-  std::replace_if(
-      text.begin(), text.end(), [](char c) { return c == '\t' || c == '\n' || c == '\r'; }, ' ');
-  return text;
-}
 
 int list(Approvals& approvals, std::ostream& out, std::ostream& err) {
   auto pending = approvals.pending();
@@ -22,9 +15,9 @@ int list(Approvals& approvals, std::ostream& out, std::ostream& err) {
     return 1;
   }
   for (const auto& row : pending.value()) {
-    out << row.id << '\t' << field(row.chat_id) << '\t' << row.tool << '\t'
+    out << row.id << '\t' << text::tsvField(row.chat_id) << '\t' << row.tool << '\t'
         << log::isoUtc(row.created_at) << '\t' << log::isoUtc(row.expires_at) << '\t'
-        << field(log::redact(row.arguments)) << '\n';
+        << text::tsvField(log::redact(row.arguments)) << '\n';
   }
   return 0;
 }

@@ -4,19 +4,13 @@
 #include <ostream>
 
 #include "cron/schedule.h"
+#include "gantry/text/tsv_field.h"
 #include "store/cron_repo.h"
 
 namespace gantry::cron {
 namespace {
 
 constexpr const char* kUsage = "usage: gantry cron list | gantry cron rm ID";
-
-// A field must not break the one-row-per-line, tab-separated format.
-std::string field(std::string text) {
-  std::replace_if(
-      text.begin(), text.end(), [](char c) { return c == '\t' || c == '\n' || c == '\r'; }, ' ');
-  return text;
-}
 
 int listJobs(store::CronRepo& repo, const Zone& zone, std::ostream& out, std::ostream& err) {
   Result<std::vector<store::CronJob>> jobs = repo.list();
@@ -25,9 +19,9 @@ int listJobs(store::CronRepo& repo, const Zone& zone, std::ostream& out, std::os
     return 1;
   }
   for (const store::CronJob& job : jobs.value()) {
-    out << job.id << '\t' << field(job.schedule) << '\t'
+    out << job.id << '\t' << text::tsvField(job.schedule) << '\t'
         << (job.next_run_at ? formatLocal(*job.next_run_at, zone.tz) : "none") << '\t'
-        << field(job.chat_id) << '\t' << field(job.prompt) << '\n';
+        << text::tsvField(job.chat_id) << '\t' << text::tsvField(job.prompt) << '\n';
   }
   return 0;
 }

@@ -1,11 +1,9 @@
 #include "memory/memory_command.h"
 
-#include <Poco/DateTimeFormat.h>
-#include <Poco/DateTimeFormatter.h>
-#include <Poco/Timestamp.h>
-
 #include <charconv>
 
+#include "gantry/text/tsv_field.h"
+#include "log/log.h"
 #include "store/memory_repo.h"
 
 namespace gantry::memory {
@@ -22,19 +20,6 @@ int usage(std::ostream& err, const std::string& problem) {
   return 2;
 }
 
-std::string field(const std::string& text) {
-  std::string out = text;
-  for (char& c : out) {
-    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
-  }
-  return out;
-}
-
-std::string iso(int64_t ms) {
-  return Poco::DateTimeFormatter::format(Poco::Timestamp(ms * 1000),
-                                         Poco::DateTimeFormat::ISO8601_FORMAT);
-}
-
 std::string state(const store::MemoryRow& row, int64_t now_ms) {
   if (row.superseded_by != 0) return "superseded_by=" + std::to_string(row.superseded_by);
   return row.active(now_ms) ? "active" : "expired";
@@ -44,7 +29,8 @@ void printRows(const std::vector<store::MemoryRow>& rows, std::ostream& out) {
   int64_t now_ms = store::nowMs();
   for (const auto& row : rows) {
     out << row.id << '\t' << row.kind << '\t' << row.source << '\t' << state(row, now_ms) << '\t'
-        << iso(row.created_at) << '\t' << field(row.subject) << '\t' << field(row.content) << '\n';
+        << log::isoUtc(row.created_at) << '\t' << text::tsvField(row.subject) << '\t'
+        << text::tsvField(row.content) << '\n';
   }
 }
 
@@ -55,9 +41,9 @@ int printConflicts(store::MemoryRepo& repo, std::ostream& out, std::ostream& err
     return 1;
   }
   for (const auto& c : conflicts.value()) {
-    out << c.id << '\t' << (c.resolved ? "resolved" : "open") << '\t' << iso(c.created_at) << '\t'
-        << field(c.memory_subject) << '\t' << field(c.memory_content) << '\t'
-        << field(c.persona_excerpt) << '\n';
+    out << c.id << '\t' << (c.resolved ? "resolved" : "open") << '\t' << log::isoUtc(c.created_at)
+        << '\t' << text::tsvField(c.memory_subject) << '\t' << text::tsvField(c.memory_content)
+        << '\t' << text::tsvField(c.persona_excerpt) << '\n';
   }
   return 0;
 }

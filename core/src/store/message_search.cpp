@@ -3,6 +3,7 @@
 #include <Poco/Data/Session.h>
 #include <Poco/Tuple.h>
 
+#include "gantry/text/tsv_field.h"
 #include "store/db.h"
 #include "store/memory_repo.h"
 
@@ -11,16 +12,7 @@ using Poco::Data::Keywords::now;
 using Poco::Data::Keywords::use;
 
 namespace gantry::store {
-namespace {
-
-std::string oneLine(std::string text) {
-  for (char& c : text) {
-    if (c == '\n' || c == '\t' || c == '\r') c = ' ';
-  }
-  return text;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Result<std::vector<MessageHit>> searchMessages(Store& store, std::string_view query, int limit) {
   std::string expression = ftsQuery(query);
@@ -37,7 +29,7 @@ Result<std::vector<MessageHit>> searchMessages(Store& store, std::string_view qu
         std::vector<MessageHit> hits;
         hits.reserve(rows.size());
         for (const auto& row : rows) {
-          hits.push_back({row.get<0>(), row.get<1>(), row.get<2>(), oneLine(row.get<3>())});
+          hits.push_back({row.get<0>(), row.get<1>(), row.get<2>(), text::tsvField(row.get<3>())});
         }
         return hits;
       });
