@@ -1,17 +1,13 @@
 #include "call_interrupt.h"
 
-#include <sys/socket.h>
+#include "gantry/net/wake_reader.h"
 
 namespace gantry::openai {
 
 void CallInterrupt::State::fire() {
   std::lock_guard lock(mutex);
   cancelled = true;
-  // A raw shutdown(2) is safe beside a read blocked in another thread and wakes it; the
-  // socket itself is closed later by its owner.
-  if (socket != nullptr && socket->impl()->initialized()) {
-    ::shutdown(socket->impl()->sockfd(), SHUT_RDWR);
-  }
+  if (socket != nullptr) net::wakeReader(*socket);  // closed later by its owner
   wake.notify_all();
 }
 

@@ -6,13 +6,13 @@
 #include <Poco/Net/HTTPSClientSession.h>
 #include <Poco/Net/SSLManager.h>
 #include <Poco/StreamCopier.h>
-#include <sys/socket.h>
 
 #include <istream>
 #include <mutex>
 #include <ostream>
 
 #include "gantry/net/low_latency_session.h"
+#include "gantry/net/wake_reader.h"
 
 namespace gantry::telegram {
 namespace {
@@ -52,11 +52,7 @@ HttpReply failure(std::string_view what, const std::string& detail) {
 void AbortSlot::abort() {
   std::lock_guard lock(mutex_);
   aborted_ = true;
-  // shutdown(2), not close: the polling thread still owns the descriptor; this only wakes
-  // its blocking read.
-  if (session_ != nullptr && session_->socket().impl()->initialized()) {
-    ::shutdown(session_->socket().impl()->sockfd(), SHUT_RDWR);
-  }
+  if (session_ != nullptr) net::wakeReader(session_->socket());  // the poller owns it
 }
 
 bool AbortSlot::aborted() const {

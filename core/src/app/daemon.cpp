@@ -385,11 +385,11 @@ class Daemon {
   }
 
   void startBackground() {
-    startSignalThread([this] { requestStop(); },
-                      [this] {
-                        reloadPersona();
-                        reloadSecrets();
-                      });
+    signals_ = std::make_unique<SignalThread>([this] { requestStop(); },
+                                              [this] {
+                                                reloadPersona();
+                                                reloadSecrets();
+                                              });
     if (zone_) {
       scheduler_ = std::make_unique<cron::Scheduler>(
           *store_, *zone_, config_.cron_tick_seconds, [this](const store::CronJob& job) -> Status {
@@ -563,6 +563,8 @@ class Daemon {
   Status channel_status_;
   int64_t started_ = store::nowMs();
   std::atomic<bool> restart_{false};
+  /// Last, so it is destroyed first: no signal callback runs into a member being torn down.
+  std::unique_ptr<SignalThread> signals_;
 };
 
 }  // namespace

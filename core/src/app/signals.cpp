@@ -1,12 +1,12 @@
 #include "app/signals.h"
 
-#include <pthread.h>
 #include <signal.h>
-
-#include <thread>
 
 namespace gantry::app {
 namespace {
+
+// Sent by the destructor to the signal thread alone, to end its wait.
+constexpr int kQuitSignal = SIGUSR2;
 
 sigset_t handledSignals() {
   sigset_t set;
@@ -14,6 +14,7 @@ sigset_t handledSignals() {
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGHUP);
+  sigaddset(&set, kQuitSignal);
   return set;
 }
 
@@ -26,19 +27,24 @@ void blockSignals() {
   signal(SIGPIPE, SIG_IGN);
 }
 
-void startSignalThread(std::function<void()> on_stop, std::function<void()> on_reload) {
-  std::thread([on_stop = std::move(on_stop), on_reload = std::move(on_reload)] {
-    sigset_t set = handledSignals();
-    while (true) {
-      int sig = 0;
-      if (sigwait(&set, &sig) != 0) continue;
-      if (sig == SIGHUP) {
-        on_reload();
-      } else {
-        on_stop();
-      }
-    }
-  }).detach();
+SignalThread::SignalThread(std::function<void()> on_stop, std::function<void()> on_reload)
+    : thread_([this, on_stop = std::move(on_stop), on_reload = std::move(on_reload)] {
+        sigset_t set = handledSignals();
+        while (!quit_) {
+          int sig = 0;
+          if (sigwait(&set, &sig) != 0) continue;
+          if (sig == SIGHUP) {
+            on_reload();
+          } else if (sig != kQuitSignal) {
+            on_stop();
+          }  // a stray SIGUSR2 from outside is ignored
+        }
+      }) {}
+
+SignalThread::~SignalThread() {
+  quit_ = true;
+  pthread_kill(thread_.native_handle(), kQuitSignal);
+  thread_.join();
 }
 
 }  // namespace gantry::app

@@ -23,8 +23,10 @@ bool inheritable(std::string_view name) {
 /// Both ends close-on-exec; the child's ends are dup2'd onto 0/1/2 by the spawn actions.
 bool makePipe(int fds[2]) { return pipe2(fds, O_CLOEXEC) == 0; }
 
+// Closing twice only reads: a descriptor closed under a lock stays safe to check without it.
 void closeFd(int* fd) {
-  if (*fd >= 0) ::close(*fd);
+  if (*fd < 0) return;
+  ::close(*fd);
   *fd = -1;
 }
 

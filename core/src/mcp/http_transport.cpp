@@ -11,6 +11,7 @@
 
 #include "gantry/net/localhost.h"
 #include "gantry/net/low_latency_session.h"
+#include "gantry/net/wake_reader.h"
 #include "log/log.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/sse_reader.h"
@@ -403,7 +404,7 @@ void HttpTransport::abandon(std::int64_t request_id) {
   std::lock_guard lock(mutex_);
   if (resuming_.count(request_id) > 0) abandoned_.insert(request_id);
   auto found = in_flight_.find(request_id);
-  if (found != in_flight_.end()) found->second->abort();
+  if (found != in_flight_.end()) net::wakeReader(found->second->socket());
   wake_.notify_all();
 }
 
@@ -416,7 +417,7 @@ void HttpTransport::close() {
     if (closed_) return;
     version = protocol_version_;
     closed_ = true;
-    for (auto& [id, session] : in_flight_) session->abort();
+    for (auto& [id, session] : in_flight_) net::wakeReader(session->socket());
     workers.swap(workers_);
     listener.swap(listener_);
     session_id = session_id_;

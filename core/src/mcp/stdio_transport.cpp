@@ -63,7 +63,11 @@ StdioTransport::StdioTransport(StdioOptions options) : options_(std::move(option
 
 StdioTransport::~StdioTransport() { close(); }
 
+// open and close may race (a stop while the server is starting): open_mutex_ orders them,
+// and a transport closed before it opened stays closed.
 Status StdioTransport::open(TransportHandler* handler) {
+  std::lock_guard lock(open_mutex_);
+  if (closing_) return Status::cancelled("the stdio transport is closed");
   handler_ = handler;
   auto child = ChildProcess::spawn(options_.command, options_.args, options_.env, true);
   if (!child.isOk()) return child.status();
@@ -146,7 +150,10 @@ void StdioTransport::joinReaders() {
 }
 
 void StdioTransport::close() {
-  if (!child_ || closing_.exchange(true)) return;
+  {
+    std::lock_guard lock(open_mutex_);
+    if (closing_.exchange(true) || !child_) return;
+  }
   {
     std::lock_guard lock(write_mutex_);
     child_->closeStdin();
@@ -156,8 +163,10 @@ void StdioTransport::close() {
 }
 
 void StdioTransport::kill() {
-  if (!child_) return;
-  child_->signal(SIGKILL);
+  {
+    std::lock_guard lock(open_mutex_);
+    if (child_) child_->signal(SIGKILL);
+  }
   close();
 }
 

@@ -46,6 +46,7 @@ class StdioTransport final : public Transport {
 
   StdioOptions options_;
   TransportHandler* handler_ = nullptr;
+  std::mutex open_mutex_;  ///< orders open() against close() and kill()
   std::unique_ptr<ChildProcess> child_;
   std::mutex write_mutex_;
   std::thread stdout_thread_;
