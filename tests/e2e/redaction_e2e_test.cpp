@@ -75,7 +75,8 @@ std::vector<std::string> leaks(const std::string& where, const std::string& text
   std::vector<std::string> found;
   for (const auto& secret : secrets) {
     for (const auto& form : forms(secret)) {
-      if (text.find(form) != std::string::npos) found.push_back(where + ": " + form);
+      if (text.find(form) != std::string::npos)
+        found.push_back(std::string(where).append(": ").append(form));
     }
   }
   return found;
