@@ -1,7 +1,10 @@
 // Host overhead of the real gantry binary (stdio pipe, the fake model answering at once):
-//   - time from exec to the "ready" log line (p50 of 10 starts)
+//   - time from exec to the "ready" log line (p50 of 10 starts; no MCP servers, no memory)
 //   - resident and private memory after boot, idle
-//   - per-turn wall time minus the time the model call took, over 1,000 turns
+//   - per-turn wall time minus the time the model calls took, over 1,000 turns, under the
+//     conditions of a used instance: 50 MCP tool schemas published eagerly (five
+//     bench_tokens servers of ten tools, bench/tokens/servers.json), 10,000 memory rows, and
+//     the history at its bound (HISTORY_MAX_MESSAGES=200) from the first measured turn
 //   - the CPU time gantry's threads spent per turn (getrusage of the reaped child, less what
 //     boot had used), which a loaded machine inflates far less than wall time
 #include <sys/resource.h>
@@ -13,17 +16,24 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
+#include "common/synthetic_memory.h"
 #include "e2e/support/gantry_process.h"
 #include "openai/fake_openai_server.h"
 
 using gantry::e2e::GantryProcess;
 using gantry::e2e::Workspace;
+using gantry::testing::ScriptedReply;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 namespace {
+
+constexpr int kMemoryRows = 10000;
+constexpr int kWarmUpTurns = 100;  ///< two messages each: the history reaches its bound
+const char* kServers[] = {"filesystem", "git", "memory", "fetch", "time"};
 
 long procField(int pid, const std::string& file, const std::string& field) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/" + file);
@@ -83,9 +93,67 @@ double threadsCpuMs(int pid) {
   return ns / 1e6;
 }
 
-void turns(const gantry::e2e::Env& env, int n) {
+gantry::e2e::Env benchEnv(const Workspace& ws, int llm_port) {
+  auto env = gantry::e2e::stdioEnv(ws, llm_port);
+  env["LOG_LEVEL"] = "info";
+  env["CRON_ENABLED"] = "false";
+  return env;
+}
+
+/// Every turn gets a short reply; the history fold gets a short summary (else the summary
+/// would grow with every fold).
+ScriptedReply respond(const std::string& body) {
+  ScriptedReply reply;
+  reply.content = body.find("You maintain the running summary") != std::string::npos
+                      ? "The user sent benchmark turns of synthetic words."
+                      : "noted";
+  return reply;
+}
+
+/// The five bench_tokens servers, 50 tools in all.
+std::string manifest() {
+  std::string text;
+  for (const char* name : kServers) {
+    text += std::string("[[server]]\nname = \"") + name +
+            "\"\ncommand = \"" TOKENS_SERVER "\"\nargs = [\"" GANTRY_SOURCE_DIR
+            "/bench/tokens/servers.json\", \"" +
+            name + "\"]\n\n";
+  }
+  return text;
+}
+
+/// Memory rows stored before the instance starts, from the words the turns use.
+void seedMemory(const Workspace& ws, gantry::bench::Words& words) {
+  auto store = gantry::store::Store::open(ws.data() + "/gantry.db");
+  if (!store.isOk()) throw std::runtime_error(store.status().message());
+  gantry::store::MemoryRepo repo(*store.value());
+  const int64_t now = gantry::store::nowMs();
+  for (int i = 0; i < kMemoryRows; ++i) {
+    auto stored = repo.insert(gantry::bench::memoryRow(words, now));
+    if (!stored.isOk()) throw std::runtime_error(stored.status().message());
+  }
+}
+
+std::string lines(gantry::bench::Words& words, int n) {
   std::string input;
-  for (int i = 0; i < n; ++i) input += "message number " + std::to_string(i) + "\n";
+  for (int i = 0; i < n; ++i) input += words.sentence(words.between(4, 16)) + "\n";
+  return input;
+}
+
+/// Sums the dur_ms of the model_call log lines; counts them in *calls.
+double modelMs(const std::string& log, int* calls) {
+  std::regex model(R"re("msg":"model_call".*"dur_ms":"(\d+)")re");
+  double ms = 0;
+  std::istringstream err(log);
+  std::string line;
+  while (std::getline(err, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, model)) ms += std::stod(m[1]), ++*calls;
+  }
+  return ms;
+}
+
+void turns(const gantry::e2e::Env& env, const std::string& input, int n) {
   const double reaped_before = childrenCpuMs();
   GantryProcess g(env);
   if (!g.waitForLog("\"msg\":\"ready\"", 30s)) return;
@@ -96,19 +164,28 @@ void turns(const gantry::e2e::Env& env, int n) {
   g.wait(600s);
   double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   double cpu_ms = childrenCpuMs() - reaped_before - boot_cpu_ms;
-  std::regex model(R"re("msg":"model_call".*"dur_ms":"(\d+)")re");
-  double model_ms = 0;
   int calls = 0;
-  std::istringstream err(g.err());
-  std::string line;
-  while (std::getline(err, line)) {
-    std::smatch m;
-    if (std::regex_search(line, m, model)) model_ms += std::stod(m[1]), ++calls;
-  }
+  const double model_ms = modelMs(g.err(), &calls);
   std::printf("%d turns: wall %.1f ms/turn, model call %.2f ms/turn, host overhead %.2f ms/turn\n",
               calls, wall_ms / n, model_ms / n, (wall_ms - model_ms) / n);
   std::printf("%d turns: gantry CPU %.2f ms/turn (model client included, boot excluded)\n", calls,
               cpu_ms / n);
+}
+
+void loadedTurns(gantry::e2e::Env env, Workspace& ws, int n) {
+  gantry::bench::Words words(5000);
+  seedMemory(ws, words);
+  ws.write("mcp.toml", manifest());
+  env["TOOL_PUBLISH"] = "eager";
+  env["HISTORY_MAX_MESSAGES"] = "200";
+  if (gantry::e2e::runGantry(env, lines(words, kWarmUpTurns)).code != 0) {
+    throw std::runtime_error("the warm-up turns failed");
+  }
+  std::printf(
+      "conditions: %d memory rows, %zu MCP servers of 10 tools (eager), history at "
+      "HISTORY_MAX_MESSAGES=200 after %d warm-up turns\n",
+      kMemoryRows, std::size(kServers), kWarmUpTurns);
+  turns(env, lines(words, n), n);
 }
 
 }  // namespace
@@ -116,12 +193,11 @@ void turns(const gantry::e2e::Env& env, int n) {
 int main(int argc, char** argv) try {
   int n = argc > 1 ? std::atoi(argv[1]) : 1000;
   gantry::testing::FakeOpenAiServer llm;
-  Workspace ws("bench");
-  auto env = gantry::e2e::stdioEnv(ws, llm.port());
-  env["LOG_LEVEL"] = "info";
-  env["CRON_ENABLED"] = "false";
-  bootAndMemory(env);
-  turns(env, n);
+  llm.setResponder(respond);
+  Workspace boot_ws("bench");
+  bootAndMemory(benchEnv(boot_ws, llm.port()));
+  Workspace ws("bench-turns");
+  loadedTurns(benchEnv(ws, llm.port()), ws, n);
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "bench_host: %s\n", e.what());

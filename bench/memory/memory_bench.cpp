@@ -9,10 +9,10 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "common/synthetic_memory.h"
 #include "memory/hydration.h"
 #include "memory/memory_tools.h"
 #include "store/memory_repo.h"
@@ -21,39 +21,7 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-class Words {
- public:
-  explicit Words(std::size_t vocabulary) : rng_(42) {
-    std::vector<double> weights;
-    for (std::size_t i = 0; i < vocabulary; ++i) {
-      words_.push_back(word(i));
-      weights.push_back(1.0 / static_cast<double>(i + 1));
-    }
-    pick_ = std::discrete_distribution<std::size_t>(weights.begin(), weights.end());
-  }
-  std::string sentence(int n) {
-    std::string text;
-    for (int i = 0; i < n; ++i) text += (i ? " " : "") + words_[pick_(rng_)];
-    return text;
-  }
-  int between(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
-
- private:
-  static std::string word(std::size_t i) {
-    static const char* kSyllables[] = {"ka", "lo",  "mi", "ren", "to",
-                                       "sa", "vel", "qu", "dor", "ni"};
-    std::string w;
-    do {
-      w += kSyllables[i % 10];
-      i /= 10;
-    } while (i > 0);
-    return w;
-  }
-  std::mt19937 rng_;
-  std::vector<std::string> words_;
-  std::discrete_distribution<std::size_t> pick_;
-};
+using gantry::bench::Words;
 
 double percentile(std::vector<double> samples, double p) {
   std::sort(samples.begin(), samples.end());
@@ -72,26 +40,10 @@ std::vector<double> measure(int runs, Fn&& fn) {
   return ms;
 }
 
-const char* kindFor(int roll) {
-  if (roll < 40) return "episode";
-  if (roll < 65) return "fact";
-  if (roll < 80) return "preference";
-  if (roll < 90) return "person";
-  return "insight";
-}
-
 void fill(gantry::store::MemoryRepo& repo, Words& words, int rows, std::vector<double>* insert_ms) {
   int64_t now = gantry::store::nowMs();
   *insert_ms = measure(rows, [&](int) {
-    std::string kind = kindFor(words.between(0, 99));
-    int64_t expires = kind == "episode" ? now + words.between(-5, 30) * 86400000LL : 0;
-    gantry::store::NewMemory row{kind,
-                                 words.sentence(words.between(1, 3)),
-                                 words.sentence(words.between(8, 20)),
-                                 "chat",
-                                 1.0,
-                                 expires};
-    if (!repo.insert(row).isOk()) std::abort();
+    if (!repo.insert(gantry::bench::memoryRow(words, now)).isOk()) std::abort();
   });
 }
 

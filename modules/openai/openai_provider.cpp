@@ -231,11 +231,9 @@ Result<ChatResponse> OpenAiProvider::converse(Call& call, Poco::Net::HTTPClientS
   Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_POST, path_,
                                  Poco::Net::HTTPMessage::HTTP_1_1);
   request.setContentType("application/json");
-  request.setContentLength(static_cast<std::streamsize>(call.body.size()));
   request.set("Accept", call.request.stream ? "text/event-stream" : "application/json");
   if (!config_.api_key.empty()) request.set("Authorization", "Bearer " + config_.api_key);
-  session.sendRequest(request).write(call.body.data(),
-                                     static_cast<std::streamsize>(call.body.size()));
+  net::sendRequest(session, request, call.body);
   Poco::Net::HTTPResponse response;
   std::istream& in = session.receiveResponse(response);
   in.exceptions(std::ios::badbit);

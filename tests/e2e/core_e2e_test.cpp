@@ -402,3 +402,27 @@ TEST_CASE("RECORD_KEEP_DAYS prunes the old record at boot and keeps the history"
   CHECK(runGantry(env, "", {"search", "fresh"}).out.find("\tuser\t") != std::string::npos);
   CHECK(runGantry(env, "", {"usage", "--days", "30"}).out.empty());
 }
+
+TEST_CASE("the start after a kill runs quick_check; the start after a clean stop does not",
+          "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("unclean");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  const std::string checked = R"("msg":"store_quick_check")";
+  auto first = runGantry(env, "hello\n");  // a new file has no clean-stop mark
+  REQUIRE(first.code == 0);
+  CHECK(first.err.find(checked) != std::string::npos);
+  auto clean = runGantry(env, "hello again\n");
+  REQUIRE(clean.code == 0);
+  CHECK(clean.err.find(checked) == std::string::npos);
+  {
+    GantryProcess killed(env);
+    REQUIRE(killed.waitForLog("\"ready\"", 20s));
+    killed.signal(SIGKILL);
+    killed.wait(10s);
+  }
+  auto after_kill = runGantry(env, "still there?\n");
+  CHECK(after_kill.code == 0);
+  CHECK(after_kill.err.find(checked) != std::string::npos);
+  CHECK(after_kill.out == "echo: still there?\n");
+}

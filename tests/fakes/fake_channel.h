@@ -39,7 +39,13 @@ class FakeChannel final : public Channel {
     cv_.notify_all();
     return Status::ok();
   }
-  Status typing(const std::string&) noexcept override { return Status::ok(); }
+  Status typing(const std::string& chat_id) noexcept override {
+    std::unique_lock lock(mutex_);
+    typed_.push_back(chat_id);
+    cv_.notify_all();
+    cv_.wait(lock, [this] { return !hold_typing_; });
+    return Status::ok();
+  }
   Result<std::string> sendPhoto(const std::string& chat, const Image&,
                                 std::string_view caption) noexcept override {
     return send(chat, caption);
@@ -55,6 +61,23 @@ class FakeChannel final : public Channel {
   void failSends(bool fail) {
     std::lock_guard lock(mutex_);
     fail_sends_ = fail;
+  }
+
+  /// While true, typing() blocks until released (a platform slow to answer).
+  void holdTyping(bool hold) {
+    std::lock_guard lock(mutex_);
+    hold_typing_ = hold;
+    cv_.notify_all();
+  }
+  /// The chat of every typing indicator so far, in order.
+  std::vector<std::string> typed() {
+    std::lock_guard lock(mutex_);
+    return typed_;
+  }
+  /// Blocks until n typing indicators were shown (false after a guard time).
+  bool waitForTyping(std::size_t n) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, std::chrono::seconds(10), [&] { return typed_.size() >= n; });
   }
 
   /// A message from the allowlisted test user on chat "chat".
@@ -112,7 +135,9 @@ class FakeChannel final : public Channel {
   std::vector<std::string> sent_;
   std::vector<std::string> shown_;
   std::string terminal_;
+  std::vector<std::string> typed_;
   bool fail_sends_ = false;
+  bool hold_typing_ = false;
 };
 
 }  // namespace gantry::testing

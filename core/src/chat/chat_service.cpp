@@ -216,12 +216,12 @@ class ChatService::Worker {
     StreamOptions stream = s_.options_.stream;
     stream.spinup_at_once = s_.first_turn_.exchange(false);
     ReplyStream observer(s_.channel_, chat_id_, stream);
-    TypingPulse typing(s_.channel_, chat_id_);
     request.chat_id = chat_id_;
     // A turn cut short by a shutdown stays open and is resumed at the next start.
     request.keep_open_if_cancelled = [this] { return s_.stopping_.load(); };
-    auto result = s_.agent_.run(request, observer, *token);
-    typing.stop();
+    s_.typing_.start(chat_id_);
+    auto result = s_.agent_.run(request, observer, *token);  // never throws
+    s_.typing_.stop(chat_id_);
     deliver(observer, result);
     std::lock_guard lock(mutex_);
     current_.reset();
@@ -292,33 +292,6 @@ class ChatService::Worker {
     undelivered_.insert(undelivered_.begin(), ids.begin(), ids.end());
   }
 
-  /// Keeps the typing indicator alive while a turn runs.
-  class TypingPulse {
-   public:
-    TypingPulse(Channel& channel, const std::string& chat_id)
-        : thread_([this, &channel, chat_id] {
-            std::unique_lock lock(mutex_);
-            do {
-              channel.typing(chat_id);
-            } while (!cv_.wait_for(lock, std::chrono::seconds(4), [this] { return done_; }));
-          }) {}
-    ~TypingPulse() { stop(); }
-    void stop() {
-      {
-        std::lock_guard lock(mutex_);
-        done_ = true;
-      }
-      cv_.notify_all();
-      if (thread_.joinable()) thread_.join();
-    }
-
-   private:
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    bool done_ = false;
-    std::thread thread_;
-  };
-
   ChatService& s_;
   std::string chat_id_;
   std::mutex mutex_;
@@ -345,6 +318,7 @@ ChatService::ChatService(agent::Agent& agent, Channel& channel, store::Store& st
                          ChatOptions options, CommandTexts texts, approvals::Approvals* approvals)
     : agent_(agent),
       channel_(channel),
+      typing_(channel),
       messages_(store),
       inbox_(store),
       outbox_(store),

@@ -19,6 +19,7 @@
 #include "chat/approval_follow_up.h"
 #include "chat/reply_stream.h"
 #include "chat/settle_clock.h"
+#include "chat/typing_pulses.h"
 #include "gantry/channel.h"
 #include "store/inbox_repo.h"
 #include "store/message_repo.h"
@@ -91,6 +92,7 @@ class ChatService final : public InboundSink {
 
   agent::Agent& agent_;
   Channel& channel_;
+  TypingPulses typing_;  ///< before workers_: their turns use it
   store::MessageRepo messages_;
   store::InboxRepo inbox_;
   store::OutboxRepo outbox_;

@@ -105,7 +105,7 @@ Result<std::vector<ApprovalRow>> ApprovalRepo::expireDue(int64_t now_ms) {
   return locked(store_, "approvals", "expire",
                 [&](Poco::Data::Session& session) -> Result<std::vector<ApprovalRow>> {
                   Poco::Int64 at = now_ms;
-                  Transaction transaction(session);
+                  Transaction transaction(store_.db());
                   std::vector<Row> rows;
                   session << std::string(kColumns) +
                                  "WHERE state = 'pending' AND expires_at <= ? ORDER BY created_at",

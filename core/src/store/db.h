@@ -21,31 +21,30 @@ struct Db {
   PreparedCache prepared;  ///< finalized before the session closes (declared after it)
 };
 
-/// A transaction begun and ended with plain SQL, rolled back on destruction unless committed.
+/// A transaction begun and ended with plain SQL on cached statements, rolled back on
+/// destruction unless committed.
 /// Not Poco::Data::Transaction: when SQLite rolls a transaction back by itself (a full disk,
 /// an I/O error), Poco's ROLLBACK then fails, its session keeps believing a transaction is in
 /// progress, and every later one is refused until the process restarts.
 class Transaction {
  public:
-  explicit Transaction(Poco::Data::Session& session) : session_(session) {
-    session_ << "BEGIN", Poco::Data::Keywords::now;
-  }
+  explicit Transaction(Db& db) : db_(db) { Query(db_.prepared, "BEGIN").run(); }
   ~Transaction() {
     if (done_) return;
     try {
-      session_ << "ROLLBACK", Poco::Data::Keywords::now;
+      Query(db_.prepared, "ROLLBACK").run();
     } catch (const Poco::Exception&) {  // SQLite already rolled it back
     }
   }
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
   void commit() {
-    session_ << "COMMIT", Poco::Data::Keywords::now;
+    Query(db_.prepared, "COMMIT").run();
     done_ = true;
   }
 
  private:
-  Poco::Data::Session& session_;
+  Db& db_;
   bool done_ = false;
 };
 

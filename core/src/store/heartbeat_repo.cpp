@@ -43,11 +43,11 @@ Status HeartbeatRepo::beat(int64_t receive_ok_at, int64_t send_failing_since,
 Status HeartbeatRepo::modelOutcome(const std::string& outcome) {
   try {
     std::lock_guard lock(store_.mutex());
-    int64_t at = nowMs();
-    std::string text = log::redact(outcome);  // an endpoint's error text may echo a key
-    store_.db().session << "UPDATE heartbeat SET last_model_at = ?, last_model_outcome = ? "
-                           "WHERE id = 1",
-        use(at), use(text), now;
+    Query(store_.db().prepared,
+          "UPDATE heartbeat SET last_model_at = ?, last_model_outcome = ? WHERE id = 1")
+        .bind(nowMs())
+        .bind(log::redact(outcome))  // an endpoint's error text may echo a key
+        .run();
     return Status::ok();
   } catch (const Poco::Exception& e) {
     return Status::error("store: heartbeat: " + e.displayText());

@@ -4,6 +4,7 @@
 #include <Poco/JSON/Array.h>
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
+#include <sqlite3.h>
 
 #include <sstream>
 
@@ -49,16 +50,13 @@ std::vector<Image> decodeImages(const std::string& json) {
 Result<int64_t> InboxRepo::add(const InboundMessage& m) {
   try {
     std::lock_guard lock(store_.mutex());
-    auto& s = store_.db().session;
-    std::string chat = m.chat_id, sender = m.sender_id, name = m.sender_name, mid = m.message_id,
-                text = m.text, images = encodeImages(m.images);
-    int64_t at = nowMs();
-    s << "INSERT INTO inbox(chat_id, sender_id, sender_name, message_id, text, images, "
-         "received_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        use(chat), use(sender), use(name), use(mid), use(text), use(images), use(at), now;
-    int64_t id = 0;
-    s << "SELECT last_insert_rowid()", into(id), now;
-    return id;
+    Query insert(store_.db().prepared,
+                 "INSERT INTO inbox(chat_id, sender_id, sender_name, message_id, text, images, "
+                 "received_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    insert.bind(m.chat_id).bind(m.sender_id).bind(m.sender_name).bind(m.message_id);
+    insert.bind(m.text).bind(encodeImages(m.images)).bind(nowMs());
+    insert.run();
+    return static_cast<int64_t>(sqlite3_last_insert_rowid(store_.db().prepared.db()));
   } catch (const Poco::Exception& e) {
     return Status::error("store: inbox add: " + e.displayText());
   }

@@ -48,7 +48,7 @@ Result<Pruned> pruneRecord(Store& store, int64_t cutoff_ms) {
   return locked(store, "store", "prune", [&](Poco::Data::Session& session) -> Result<Pruned> {
     Poco::Int64 cutoff = cutoff_ms;
     Pruned pruned;
-    Transaction transaction(session);
+    Transaction transaction(store.db());
     auto run = [&](const char* sql, int64_t* count) {
       Poco::Data::Statement statement(session);
       statement << sql, use(cutoff);

@@ -208,11 +208,12 @@ std::string chainSql(const std::string& roots) {
 }
 
 // Deletes the given rows and their superseded chains; returns the removed rows.
-std::vector<MemoryRow> deleteChains(Poco::Data::Session& session, const std::vector<int64_t>& ids) {
+std::vector<MemoryRow> deleteChains(Db& db, const std::vector<int64_t>& ids) {
   if (ids.empty()) return {};
   std::string chain = chainSql(idList(ids));
   std::vector<RowTuple> removed;
-  Transaction tx(session);
+  auto& session = db.session;
+  Transaction tx(db);
   session << chain + "SELECT " + kColumns + ", 0.0 FROM memory m WHERE m.id IN chain ORDER BY m.id",
       into(removed), now;
   session << chain + "DELETE FROM memory WHERE id IN chain", now;
@@ -334,8 +335,8 @@ Result<int64_t> MemoryRepo::count() {
 
 Result<std::vector<MemoryRow>> MemoryRepo::forgetById(int64_t id) {
   return locked(store_, "memory", "forget",
-                [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
-                  return deleteChains(session, {id});
+                [&](Poco::Data::Session&) -> Result<std::vector<MemoryRow>> {
+                  return deleteChains(store_.db(), {id});
                 });
 }
 
@@ -346,8 +347,8 @@ Result<std::vector<MemoryRow>> MemoryRepo::forgetByQuery(std::string_view query,
   std::vector<int64_t> ids;
   for (const auto& row : matches.value()) ids.push_back(row.id);
   return locked(store_, "memory", "forget",
-                [&](Poco::Data::Session& session) -> Result<std::vector<MemoryRow>> {
-                  return deleteChains(session, ids);
+                [&](Poco::Data::Session&) -> Result<std::vector<MemoryRow>> {
+                  return deleteChains(store_.db(), ids);
                 });
 }
 
@@ -378,7 +379,7 @@ Result<int> MemoryRepo::purgeExpired(int64_t now_ms) {
     session << "SELECT id FROM memory WHERE expires_at IS NOT NULL AND expires_at <= ?", use(at),
         into(expired), now;
     std::vector<int64_t> ids(expired.begin(), expired.end());
-    return static_cast<int>(deleteChains(session, ids).size());
+    return static_cast<int>(deleteChains(store_.db(), ids).size());
   });
 }
 

@@ -86,15 +86,15 @@ std::vector<ToolCall> decodeToolCalls(const std::string& json) {
 Result<int64_t> MessageRepo::session(const std::string& chat_id) {
   return guarded("session", [&]() -> Result<int64_t> {
     std::lock_guard lock(store_.mutex());
-    auto& s = store_.db().session;
-    std::string chat = chat_id;
-    int64_t at = nowMs();
-    s << "INSERT INTO sessions(chat_id, created_at, updated_at) VALUES (?, ?, ?) "
-         "ON CONFLICT(chat_id) DO NOTHING",
-        use(chat), use(at), use(at), now;
-    int64_t id = 0;
-    s << "SELECT id FROM sessions WHERE chat_id = ?", use(chat), into(id), now;
-    return id;
+    auto& cache = store_.db().prepared;
+    {
+      Query find(cache, "SELECT id FROM sessions WHERE chat_id = ?");
+      if (find.bind(chat_id).step()) return find.integer(0);
+    }
+    const int64_t at = nowMs();
+    Query insert(cache, "INSERT INTO sessions(chat_id, created_at, updated_at) VALUES (?, ?, ?)");
+    insert.bind(chat_id).bind(at).bind(at).run();
+    return static_cast<int64_t>(sqlite3_last_insert_rowid(cache.db()));
   });
 }
 
@@ -173,7 +173,7 @@ Result<std::vector<int64_t>> MessageRepo::appendCalls(int64_t session_id,
   return guarded("record tool calls", [&]() -> Result<std::vector<int64_t>> {
     std::lock_guard lock(store_.mutex());
     auto& s = store_.db().session;
-    Transaction transaction(s);
+    Transaction transaction(store_.db());
     int64_t message_id = insertMessage(store_.db(), session_id, message);
     std::vector<int64_t> rows;
     for (const auto& call : message.tool_calls) {
@@ -196,7 +196,7 @@ Status MessageRepo::appendResult(int64_t session_id, int64_t row_id, bool ok, co
   return guarded("record tool result", [&]() -> Status {
     std::lock_guard lock(store_.mutex());
     auto& s = store_.db().session;
-    Transaction transaction(s);
+    Transaction transaction(store_.db());
     std::string status = ok ? "ok" : "error", text = tool.content;
     int64_t at = nowMs();
     CallDecision d = decision;
@@ -225,7 +225,7 @@ Result<std::vector<OrphanedCall>> MessageRepo::closeOrphanedToolCalls() {
   return guarded("close orphaned tool calls", [&]() -> Result<std::vector<OrphanedCall>> {
     std::lock_guard lock(store_.mutex());
     auto& db = store_.db();
-    Transaction transaction(db.session);
+    Transaction transaction(db);
     std::vector<int64_t> rows, sessions;
     std::vector<std::string> call_ids, names;
     db.session << "SELECT id, session_id, call_id, name FROM tool_calls WHERE status = 'running' "
@@ -250,18 +250,18 @@ Result<std::vector<OrphanedCall>> MessageRepo::closeOrphanedToolCalls() {
 Status MessageRepo::recordTurn(const TurnCost& c) {
   return guarded("record turn", [&]() -> Status {
     std::lock_guard lock(store_.mutex());
-    auto& s = store_.db().session;
-    Transaction transaction(s);
-    TurnCost t = c;
-    s << "INSERT INTO turns(session_id, started_at, model_ms, tool_ms, total_ms, prompt_tokens, "
-         "completion_tokens, outcome, first_token_ms, model_calls, tool_calls) "
-         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        use(t.session_id), use(t.started_at), use(t.model_ms), use(t.tool_ms), use(t.total_ms),
-        use(t.prompt_tokens), use(t.completion_tokens), use(t.outcome), use(t.first_token_ms),
-        use(t.model_calls), use(t.tool_calls), now;
-    for (auto& repair : t.repairs) {
-      s << "INSERT INTO tool_repairs(session_id, at, kind, tool) VALUES (?, ?, ?, ?)",
-          use(t.session_id), use(t.started_at), use(repair.kind), use(repair.tool), now;
+    auto& cache = store_.db().prepared;
+    Transaction transaction(store_.db());
+    Query turn(cache,
+               "INSERT INTO turns(session_id, started_at, model_ms, tool_ms, total_ms, "
+               "prompt_tokens, completion_tokens, outcome, first_token_ms, model_calls, "
+               "tool_calls) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    turn.bind(c.session_id).bind(c.started_at).bind(c.model_ms).bind(c.tool_ms);
+    turn.bind(c.total_ms).bind(c.prompt_tokens).bind(c.completion_tokens).bind(c.outcome);
+    turn.bind(c.first_token_ms).bind(int64_t{c.model_calls}).bind(int64_t{c.tool_calls}).run();
+    for (const auto& repair : c.repairs) {
+      Query row(cache, "INSERT INTO tool_repairs(session_id, at, kind, tool) VALUES (?, ?, ?, ?)");
+      row.bind(c.session_id).bind(c.started_at).bind(repair.kind).bind(repair.tool).run();
     }
     transaction.commit();
     return Status::ok();

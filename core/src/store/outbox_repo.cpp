@@ -1,6 +1,6 @@
 #include "store/outbox_repo.h"
 
-#include <Poco/Nullable.h>
+#include <sqlite3.h>
 
 #include "store/db.h"
 #include "store/record_rows.h"
@@ -25,15 +25,15 @@ const char* stateName(Delivery how) {
 
 int64_t insertOutbox(Db& db, const std::string& chat_id, int64_t message_id,
                      const std::string& text) {
-  std::string chat = chat_id, body = text;
-  Poco::Nullable<Poco::Int64> message;
-  if (message_id != 0) message = message_id;
-  int64_t at = nowMs();
-  db.session << "INSERT INTO outbox(chat_id, message_id, text, created_at) VALUES (?, ?, ?, ?)",
-      use(chat), use(message), use(body), use(at), now;
-  int64_t id = 0;
-  db.session << "SELECT last_insert_rowid()", into(id), now;
-  return id;
+  Query(db.prepared,
+        "INSERT INTO outbox(chat_id, message_id, text, created_at) "
+        "VALUES (?, NULLIF(?, 0), ?, ?)")
+      .bind(chat_id)
+      .bind(message_id)
+      .bind(text)
+      .bind(nowMs())
+      .run();
+  return static_cast<int64_t>(sqlite3_last_insert_rowid(db.prepared.db()));
 }
 
 Result<std::vector<OutboxItem>> OutboxRepo::pending() {
@@ -54,21 +54,25 @@ Result<std::vector<OutboxItem>> OutboxRepo::pending() {
 
 Status OutboxRepo::markSending(int64_t id) {
   if (id == 0) return Status::ok();
-  return locked(store_, "store", "outbox mark sending", [&](Poco::Data::Session& s) -> Status {
-    int64_t row = id;
-    s << "UPDATE outbox SET state = 'sending' WHERE id = ? AND state = 'pending'", use(row), now;
+  return locked(store_, "store", "outbox mark sending", [&](Poco::Data::Session&) -> Status {
+    Query(store_.db().prepared,
+          "UPDATE outbox SET state = 'sending' WHERE id = ? AND state = 'pending'")
+        .bind(id)
+        .run();
     return Status::ok();
   });
 }
 
 Status OutboxRepo::markDone(int64_t id, Delivery how) {
   if (id == 0) return Status::ok();
-  return locked(store_, "store", "outbox mark done", [&](Poco::Data::Session& s) -> Status {
-    std::string state = stateName(how);
-    int64_t row = id, at = nowMs();
-    s << "UPDATE outbox SET state = ?, done_at = ?, text = '' WHERE id = ? AND state IN "
-         "('pending', 'sending')",
-        use(state), use(at), use(row), now;
+  return locked(store_, "store", "outbox mark done", [&](Poco::Data::Session&) -> Status {
+    Query(store_.db().prepared,
+          "UPDATE outbox SET state = ?, done_at = ?, text = '' WHERE id = ? AND state IN "
+          "('pending', 'sending')")
+        .bind(stateName(how))
+        .bind(nowMs())
+        .bind(id)
+        .run();
     return Status::ok();
   });
 }

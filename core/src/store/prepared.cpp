@@ -1,6 +1,7 @@
 #include "store/prepared.h"
 
 #include <Poco/Data/DataException.h>
+#include <Poco/Data/SQLite/SQLiteException.h>
 #include <sqlite3.h>
 
 namespace gantry::store {
@@ -68,8 +69,14 @@ std::string Query::text(int column) const {
               : std::string();
 }
 
+// A full disk keeps its own type, as Poco's statements throw it: the callers tell the owner
+// to free space, and a retry can help.
 void Query::fail(const char* what) const {
-  throw Poco::Data::DataException(std::string(what) + ": " + sqlite3_errmsg(cache_.db()));
+  std::string message = std::string(what) + ": " + sqlite3_errmsg(cache_.db());
+  if (sqlite3_errcode(cache_.db()) == SQLITE_FULL) {
+    throw Poco::Data::SQLite::DatabaseFullException(message);
+  }
+  throw Poco::Data::DataException(message);
 }
 
 }  // namespace gantry::store

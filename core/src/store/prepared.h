@@ -3,7 +3,8 @@
 /// Poco::Data compiles a statement on each use and extracts rows through Dynamic::Var and
 /// deques; on the per-turn path that cost more than the queries themselves (bench_host).
 /// Included by store/*.cpp only; errors throw Poco::Data::DataException, which the
-/// repositories' guards already turn into a Status.
+/// repositories' guards already turn into a Status (a full disk as
+/// Poco::Data::SQLite::DatabaseFullException).
 
 #include <cstdint>
 #include <map>

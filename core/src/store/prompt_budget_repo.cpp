@@ -13,18 +13,16 @@ namespace gantry::store {
 
 Status PromptBudgetRepo::save(const std::string& chat_id, const std::vector<PromptPart>& parts,
                               int64_t at) {
-  return locked(store_, "prompt budget", "save", [&](Poco::Data::Session& session) -> Status {
-    Transaction transaction(session);
-    std::string chat = chat_id;
-    Poco::Int64 when = at;
-    session << "DELETE FROM prompt_budget WHERE chat_id = ?", use(chat), now;
+  return locked(store_, "prompt budget", "save", [&](Poco::Data::Session&) -> Status {
+    auto& cache = store_.db().prepared;
+    Transaction transaction(store_.db());
+    Query(cache, "DELETE FROM prompt_budget WHERE chat_id = ?").bind(chat_id).run();
     for (std::size_t i = 0; i < parts.size(); ++i) {
-      Poco::Int64 position = static_cast<Poco::Int64>(i);
-      auto tokens = static_cast<Poco::Int64>(parts[i].est_tokens);
-      std::string part = parts[i].part, detail = parts[i].detail;
-      session << "INSERT INTO prompt_budget(chat_id, position, part, est_tokens, detail, at) "
-                 "VALUES (?, ?, ?, ?, ?, ?)",
-          use(chat), use(position), use(part), use(tokens), use(detail), use(when), now;
+      Query insert(cache,
+                   "INSERT INTO prompt_budget(chat_id, position, part, est_tokens, detail, at) "
+                   "VALUES (?, ?, ?, ?, ?, ?)");
+      insert.bind(chat_id).bind(static_cast<int64_t>(i)).bind(parts[i].part);
+      insert.bind(static_cast<int64_t>(parts[i].est_tokens)).bind(parts[i].detail).bind(at).run();
     }
     transaction.commit();
     return Status::ok();

@@ -24,13 +24,10 @@ Result<int64_t> SessionRepo::open(const std::string& chat_id) {
 }
 
 Result<std::string> SessionRepo::summary(int64_t session_id) {
-  return locked(store_, "session", "summary",
-                [&](Poco::Data::Session& session) -> Result<std::string> {
-                  std::vector<std::string> rows;
-                  Poco::Int64 id = session_id;
-                  session << "SELECT summary FROM sessions WHERE id = ?", use(id), into(rows), now;
-                  return rows.empty() ? std::string() : rows.front();
-                });
+  return locked(store_, "session", "summary", [&](Poco::Data::Session&) -> Result<std::string> {
+    Query select(store_.db().prepared, "SELECT summary FROM sessions WHERE id = ?");
+    return select.bind(session_id).step() ? select.text(0) : std::string();
+  });
 }
 
 Status SessionRepo::setSummary(int64_t session_id, const std::string& summary) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "log/log.h"
 #include "store/db.h"
 #include "store/migrations.h"
 
@@ -54,6 +55,47 @@ Status quickCheck(sqlite3* h, const std::string& path) {
   if (problems.empty()) return Status::ok();
   return Status::error("store: " + path + " failed PRAGMA quick_check: " + problems +
                        " (the file was left untouched; restore a backup or run gantry doctor)");
+}
+
+constexpr const char* kCleanStopRow = "namespace = 'store' AND key = 'clean_stop'";
+
+// A file without the kv table (new, or not gantry's) or one that cannot be read has no mark.
+bool stoppedCleanly(sqlite3* h) {
+  const std::string sql = std::string("SELECT 1 FROM kv WHERE ") + kCleanStopRow;
+  sqlite3_stmt* stmt = nullptr;
+  bool marked = sqlite3_prepare_v2(h, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK &&
+                sqlite3_step(stmt) == SQLITE_ROW;
+  sqlite3_finalize(stmt);
+  return marked;
+}
+
+// Synced to disk (setUp relaxes synchronous afterwards): a mark that a power loss could bring
+// back would skip the check after that very power loss.
+Status clearCleanStop(sqlite3* h, const std::string& path) {
+  Status s = exec(h, std::string("PRAGMA synchronous=FULL; DELETE FROM kv WHERE ") + kCleanStopRow);
+  if (s.isOk()) return s;
+  return Status::error("store: " + path + ": removing the clean-stop mark: " + s.message());
+}
+
+// The value is the stop's time (Unix ms), for whoever reads the kv table.
+Status markCleanStop(sqlite3* h) {
+  return exec(h, "INSERT INTO kv(namespace, key, value) VALUES ('store', 'clean_stop', '" +
+                     std::to_string(nowMs()) +
+                     "') ON CONFLICT(namespace, key) DO UPDATE SET value = excluded.value");
+}
+
+Status checkIfNeeded(sqlite3* h, const std::string& path, Access access, Check check) {
+  const bool clean = stoppedCleanly(h);
+  const bool owner = access == Access::kOwner;
+  if (!clean || check == Check::kAlways) {
+    // The daemon's start says why it reads the whole file; operator commands stay quiet.
+    if (owner) {
+      log::info("store_quick_check",
+                {{"path", path}, {"reason", clean ? "asked" : "no clean stop"}});
+    }
+    if (Status s = quickCheck(h, path); !s.isOk()) return s;
+  }
+  return clean && owner ? clearCleanStop(h, path) : Status::ok();
 }
 
 Status checkNotNewer(sqlite3* h, const std::string& path) {
@@ -104,19 +146,26 @@ int64_t nowMs() {
       .count();
 }
 
-Store::Store(std::string path, std::unique_ptr<Db> db)
-    : path_(std::move(path)), db_(std::move(db)) {}
-Store::~Store() = default;
+Store::Store(std::string path, std::unique_ptr<Db> db, Access access)
+    : path_(std::move(path)), access_(access), db_(std::move(db)) {}
 
-Result<std::unique_ptr<Store>> Store::open(const std::string& path, Access access) {
+Store::~Store() {
+  if (access_ != Access::kOwner) return;
+  std::lock_guard lock(mutex_);
+  if (Status s = markCleanStop(handle(*db_)); !s.isOk()) {
+    log::warn("store_clean_stop_not_marked", {{"path", path_}, {"error", s.message()}});
+  }
+}
+
+Result<std::unique_ptr<Store>> Store::open(const std::string& path, Access access, Check check) {
   try {
     Poco::Data::SQLite::Connector::registerConnector();
     auto db = std::make_unique<Db>(Poco::Data::Session("SQLite", path));
     sqlite3* h = handle(*db);
     sqlite3_busy_timeout(h, 5000);
-    if (Status s = quickCheck(h, path); !s.isOk()) return s;
+    if (Status s = checkIfNeeded(h, path, access, check); !s.isOk()) return s;
     if (Status s = setUp(h, path, access); !s.isOk()) return s;
-    return std::unique_ptr<Store>(new Store(path, std::move(db)));
+    return std::unique_ptr<Store>(new Store(path, std::move(db), access));
   } catch (const Poco::Exception& e) {
     return Status::error("store: cannot open " + path + ": " + e.displayText());
   }

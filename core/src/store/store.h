@@ -22,14 +22,27 @@ enum class Access {
   kReadOnly,  ///< kNoSchema, and every write is refused (PRAGMA query_only)
 };
 
+/// When open runs PRAGMA quick_check, which reads the whole file.
+enum class Check {
+  /// Only when the last owner did not stop cleanly (killed, crashed, power lost) or the file
+  /// is new: its clean-stop mark (kv store/clean_stop) is missing.
+  kAfterUncleanStop,
+  kAlways,  ///< gantry doctor
+};
+
 /// Owns the database connection. Thread-safe: every repository call takes the store's lock.
 class Store {
  public:
-  /// Opens (creating if absent) the database at path and runs PRAGMA quick_check; kOwner
-  /// also runs the migrations. A corrupt file is reported as an error naming it and is left
-  /// untouched; a schema newer than this gantry knows is refused in every mode.
+  /// Opens (creating if absent) the database at path and runs PRAGMA quick_check as check
+  /// says; kOwner also runs the migrations and removes the clean-stop mark (durably, so a
+  /// crash or power loss later in the run means a check at the next open). A corrupt file
+  /// is reported as an error naming it and is left untouched; a schema newer than this
+  /// gantry knows is refused in every mode.
   static Result<std::unique_ptr<Store>> open(const std::string& path,
-                                             Access access = Access::kOwner);
+                                             Access access = Access::kOwner,
+                                             Check check = Check::kAfterUncleanStop);
+  /// kOwner: writes the clean-stop mark as the connection's last write (every repository
+  /// using the store is gone by then). A mark that cannot be written means a check next time.
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -43,8 +56,9 @@ class Store {
   std::mutex& mutex() { return mutex_; }
 
  private:
-  Store(std::string path, std::unique_ptr<Db> db);
+  Store(std::string path, std::unique_ptr<Db> db, Access access);
   std::string path_;
+  Access access_;
   std::unique_ptr<Db> db_;
   std::mutex mutex_;
 };

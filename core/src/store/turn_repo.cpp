@@ -10,28 +10,34 @@ using Poco::Data::Keywords::use;
 namespace gantry::store {
 namespace {
 
-void closeTurn(Poco::Data::Session& s, int64_t session_id) {
-  int64_t session = session_id;
-  s << "DELETE FROM open_turns WHERE session_id = ?", use(session), now;
+void closeTurn(Db& db, int64_t session_id) {
+  Query(db.prepared, "DELETE FROM open_turns WHERE session_id = ?").bind(session_id).run();
 }
 
 }  // namespace
 
 Result<int64_t> TurnRepo::open(int64_t session_id, const ChatMessage& user,
                                const std::vector<int64_t>& inbox_ids) {
-  return locked(store_, "store", "open turn", [&](Poco::Data::Session& s) -> Result<int64_t> {
-    Transaction transaction(s);
-    int64_t id = insertMessage(store_.db(), session_id, user);
-    int64_t at = nowMs(), session = session_id;
+  return locked(store_, "store", "open turn", [&](Poco::Data::Session&) -> Result<int64_t> {
+    Db& db = store_.db();
+    Transaction transaction(db);
+    int64_t id = insertMessage(db, session_id, user);
+    int64_t at = nowMs();
     for (int64_t inbox_id : inbox_ids) {
-      int64_t row = inbox_id;
-      s << "UPDATE inbox SET handled_at = ?, images = '' WHERE id = ?", use(at), use(row), now;
+      Query(db.prepared, "UPDATE inbox SET handled_at = ?, images = '' WHERE id = ?")
+          .bind(at)
+          .bind(inbox_id)
+          .run();
     }
     // One turn at a time per chat: a row still here belongs to a turn that ended without
     // closing (a store error), and the new message supersedes it.
-    s << "INSERT OR REPLACE INTO open_turns(session_id, user_message_id, opened_at) "
-         "VALUES (?, ?, ?)",
-        use(session), use(id), use(at), now;
+    Query(db.prepared,
+          "INSERT OR REPLACE INTO open_turns(session_id, user_message_id, opened_at) "
+          "VALUES (?, ?, ?)")
+        .bind(session_id)
+        .bind(id)
+        .bind(at)
+        .run();
     transaction.commit();
     return id;
   });
@@ -50,11 +56,11 @@ Status TurnRepo::openContinuation(int64_t session_id) {
 
 Result<int64_t> TurnRepo::closeWithReply(int64_t session_id, const std::string& chat_id,
                                          const ChatMessage& reply) {
-  return locked(store_, "store", "record reply", [&](Poco::Data::Session& s) -> Result<int64_t> {
-    Transaction transaction(s);
+  return locked(store_, "store", "record reply", [&](Poco::Data::Session&) -> Result<int64_t> {
+    Transaction transaction(store_.db());
     int64_t message = insertMessage(store_.db(), session_id, reply);
     int64_t outbox = insertOutbox(store_.db(), chat_id, message, reply.content);
-    closeTurn(s, session_id);
+    closeTurn(store_.db(), session_id);
     transaction.commit();
     return outbox;
   });
@@ -62,18 +68,18 @@ Result<int64_t> TurnRepo::closeWithReply(int64_t session_id, const std::string& 
 
 Result<int64_t> TurnRepo::closeWithNotice(int64_t session_id, const std::string& chat_id,
                                           const std::string& text) {
-  return locked(store_, "store", "record notice", [&](Poco::Data::Session& s) -> Result<int64_t> {
-    Transaction transaction(s);
+  return locked(store_, "store", "record notice", [&](Poco::Data::Session&) -> Result<int64_t> {
+    Transaction transaction(store_.db());
     int64_t outbox = insertOutbox(store_.db(), chat_id, 0, text);
-    closeTurn(s, session_id);
+    closeTurn(store_.db(), session_id);
     transaction.commit();
     return outbox;
   });
 }
 
 Status TurnRepo::close(int64_t session_id) {
-  return locked(store_, "store", "close turn", [&](Poco::Data::Session& s) -> Status {
-    closeTurn(s, session_id);
+  return locked(store_, "store", "close turn", [&](Poco::Data::Session&) -> Status {
+    closeTurn(store_.db(), session_id);
     return Status::ok();
   });
 }

@@ -12,13 +12,13 @@ using Poco::Data::Keywords::use;
 namespace gantry::store {
 
 Status UsageRepo::record(const UsageRow& row) {
-  return locked(store_, "usage", "record", [&](Poco::Data::Session& session) -> Status {
-    UsageRow r = row;
-    int estimated = r.estimated ? 1 : 0;
-    session << "INSERT INTO usage(at, model, prompt_tokens, completion_tokens, cached_tokens, "
-               "estimated, dur_ms, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        use(r.at), use(r.model), use(r.prompt_tokens), use(r.completion_tokens),
-        use(r.cached_tokens), use(estimated), use(r.dur_ms), use(r.outcome), now;
+  return locked(store_, "usage", "record", [&](Poco::Data::Session&) -> Status {
+    Query insert(store_.db().prepared,
+                 "INSERT INTO usage(at, model, prompt_tokens, completion_tokens, cached_tokens, "
+                 "estimated, dur_ms, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    insert.bind(row.at).bind(row.model).bind(row.prompt_tokens).bind(row.completion_tokens);
+    insert.bind(row.cached_tokens).bind(int64_t{row.estimated ? 1 : 0}).bind(row.dur_ms);
+    insert.bind(row.outcome).run();
     return Status::ok();
   });
 }

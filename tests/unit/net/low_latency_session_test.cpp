@@ -99,3 +99,18 @@ TEST_CASE("a low-latency session asks for quick ACKs after each request on a reu
     CHECK(readReply(*session) == body);
   }
 }
+
+TEST_CASE("a request body sent in one write arrives whole, and the connection is reused", "[net]") {
+  EchoServer server;
+  auto session = gantry::net::makeLowLatencySession<HTTPClientSession>("127.0.0.1", server.port());
+  session->setKeepAlive(true);
+  for (int call = 0; call < 2; ++call) {
+    std::string body(300 * 1024 + call, static_cast<char>('a' + call));  // ~75 of Poco's chunks
+    Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_POST, "/",
+                                   Poco::Net::HTTPRequest::HTTP_1_1);
+    request.setKeepAlive(true);
+    gantry::net::sendRequest(*session, request, body);
+    CHECK(socketOption(*session, TCP_QUICKACK) == 1);
+    CHECK(readReply(*session) == body);
+  }
+}

@@ -1,5 +1,7 @@
 #include "store/store.h"
 
+#include <sqlite3.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -8,6 +10,8 @@
 #include "store/migrations.h"
 
 namespace fs = std::filesystem;
+using gantry::store::Access;
+using gantry::store::Check;
 using gantry::store::Store;
 
 namespace {
@@ -18,6 +22,36 @@ fs::path tempDb(const char* name) {
   fs::remove(p);
   return p;
 }
+
+/// Runs sql on a connection of its own (another process's view of the file); returns the
+/// first column of the last row, or -1 when there is none.
+int64_t sqlite(const fs::path& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  int64_t value = -1;
+  auto row = [](void* out, int, char** columns, char**) {
+    *static_cast<int64_t*>(out) = columns[0] ? std::stoll(columns[0]) : -1;
+    return 0;
+  };
+  int rc = sqlite3_exec(db, sql.c_str(), row, &value, nullptr);
+  sqlite3_close(db);
+  REQUIRE(rc == SQLITE_OK);
+  return value;
+}
+
+bool cleanStopMarked(const fs::path& path) {
+  return sqlite(path, "SELECT count(*) FROM kv WHERE namespace = 'store' AND key = 'clean_stop'") ==
+         1;
+}
+
+/// Overwrites the root page of table with garbage: quick_check reads it, opening does not.
+void damageTable(const fs::path& path, const std::string& table) {
+  int64_t page_size = sqlite(path, "PRAGMA page_size");
+  int64_t root = sqlite(path, "SELECT rootpage FROM sqlite_schema WHERE name = '" + table + "'");
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  file.seekp((root - 1) * page_size);
+  file << std::string(static_cast<std::size_t>(page_size), 'x');
+}
 }  // namespace
 
 TEST_CASE("a new database is migrated to the latest schema", "[store]") {
@@ -27,7 +61,6 @@ TEST_CASE("a new database is migrated to the latest schema", "[store]") {
 }
 
 TEST_CASE("operator access leaves an older schema as it is", "[store]") {
-  using gantry::store::Access;
   auto path = tempDb("older.db").string();
   {
     std::ofstream touch(path);  // an empty file: schema version 0
@@ -81,5 +114,47 @@ TEST_CASE("a corrupt database is refused loudly and left untouched", "[store]") 
   auto store = Store::open(path.string());
   REQUIRE(!store.isOk());
   CHECK(store.status().message().find(path.string()) != std::string::npos);
+  CHECK(fs::file_size(path) == before);
+}
+
+TEST_CASE("the owner removes the clean-stop mark at open and writes it at a clean stop",
+          "[store]") {
+  auto path = tempDb("mark.db");
+  {
+    auto owner = Store::open(path.string());
+    REQUIRE(owner.isOk());
+    CHECK_FALSE(cleanStopMarked(path));  // killed now, the next open would check
+  }
+  CHECK(cleanStopMarked(path));
+  for (Access access : {Access::kReadOnly, Access::kNoSchema}) {
+    REQUIRE(Store::open(path.string(), access).isOk());
+    CHECK(cleanStopMarked(path));  // only the owner's stop says anything about the file
+  }
+  auto owner = Store::open(path.string());
+  REQUIRE(owner.isOk());
+  CHECK_FALSE(cleanStopMarked(path));
+}
+
+TEST_CASE("quick_check runs after an unclean stop or when asked, not after a clean stop",
+          "[store]") {
+  auto path = tempDb("damaged.db");
+  REQUIRE(Store::open(path.string()).isOk());
+  sqlite(path,
+         "CREATE TABLE filler(x); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
+         "FROM n WHERE i < 500) INSERT INTO filler SELECT randomblob(500) FROM n");
+  damageTable(path, "filler");
+  REQUIRE(cleanStopMarked(path));
+
+  CHECK(Store::open(path.string()).isOk());  // the damage is not read at a clean start
+  auto asked = Store::open(path.string(), Access::kNoSchema, Check::kAlways);
+  REQUIRE_FALSE(asked.isOk());
+  CHECK(asked.status().message().find("failed PRAGMA quick_check") != std::string::npos);
+
+  sqlite(path, "DELETE FROM kv WHERE namespace = 'store'");  // what a killed owner leaves
+  auto before = fs::file_size(path);
+  auto unclean = Store::open(path.string());
+  REQUIRE_FALSE(unclean.isOk());
+  CHECK(unclean.status().message().find("failed PRAGMA quick_check") != std::string::npos);
+  CHECK(unclean.status().message().find(path.string()) != std::string::npos);
   CHECK(fs::file_size(path) == before);
 }
