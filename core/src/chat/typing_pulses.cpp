@@ -39,8 +39,8 @@ void TypingPulses::loop() {
       cv_.wait(lock);
       continue;
     }
-    if (Clock::now() < next->second) {
-      cv_.wait_until(lock, next->second);
+    if (const Clock::time_point due = next->second; Clock::now() < due) {
+      cv_.wait_until(lock, due);  // a copy: stop() may erase the entry while this waits
       continue;
     }
     next->second = Clock::now() + kPeriod;
