@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "common/synthetic_memory.h"
+#include "common/tokens_manifest.h"
 #include "e2e/support/gantry_process.h"
 #include "openai/fake_openai_server.h"
 
@@ -33,7 +34,6 @@ namespace {
 
 constexpr int kMemoryRows = 10000;
 constexpr int kWarmUpTurns = 100;  ///< two messages each: the history reaches its bound
-const char* kServers[] = {"filesystem", "git", "memory", "fetch", "time"};
 
 long procField(int pid, const std::string& file, const std::string& field) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/" + file);
@@ -110,18 +110,6 @@ ScriptedReply respond(const std::string& body) {
   return reply;
 }
 
-/// The five bench_tokens servers, 50 tools in all.
-std::string manifest() {
-  std::string text;
-  for (const char* name : kServers) {
-    text += std::string("[[server]]\nname = \"") + name +
-            "\"\ncommand = \"" TOKENS_SERVER "\"\nargs = [\"" GANTRY_SOURCE_DIR
-            "/bench/tokens/servers.json\", \"" +
-            name + "\"]\n\n";
-  }
-  return text;
-}
-
 /// Memory rows stored before the instance starts, from the words the turns use.
 void seedMemory(const Workspace& ws, gantry::bench::Words& words) {
   auto store = gantry::store::Store::open(ws.data() + "/gantry.db");
@@ -175,7 +163,7 @@ void turns(const gantry::e2e::Env& env, const std::string& input, int n) {
 void loadedTurns(gantry::e2e::Env env, Workspace& ws, int n) {
   gantry::bench::Words words(5000);
   seedMemory(ws, words);
-  ws.write("mcp.toml", manifest());
+  ws.write("mcp.toml", gantry::bench::tokensManifest());
   env["TOOL_PUBLISH"] = "eager";
   env["HISTORY_MAX_MESSAGES"] = "200";
   if (gantry::e2e::runGantry(env, lines(words, kWarmUpTurns)).code != 0) {
@@ -184,7 +172,7 @@ void loadedTurns(gantry::e2e::Env env, Workspace& ws, int n) {
   std::printf(
       "conditions: %d memory rows, %zu MCP servers of 10 tools (eager), history at "
       "HISTORY_MAX_MESSAGES=200 after %d warm-up turns\n",
-      kMemoryRows, std::size(kServers), kWarmUpTurns);
+      kMemoryRows, gantry::bench::kTokensServerCount, kWarmUpTurns);
   turns(env, lines(words, n), n);
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/tokens_manifest.h"
 #include "e2e/support/gantry_process.h"
 #include "e2e/support/request_json.h"
 #include "openai/fake_openai_server.h"
@@ -20,8 +21,6 @@ using gantry::e2e::Workspace;
 using gantry::testing::FakeOpenAiServer;
 
 namespace {
-
-const char* kServers[] = {"filesystem", "git", "memory", "fetch", "time"};
 
 std::size_t commonPrefix(const std::string& a, const std::string& b) {
   std::size_t n = 0;
@@ -73,14 +72,7 @@ void printTurn(const char* mode, const char* turn, const Turn& t) {
 void run(const std::string& mode) {
   FakeOpenAiServer llm;
   Workspace ws("bench-tokens-" + mode);
-  std::string manifest;
-  for (const char* name : kServers) {
-    manifest += std::string("[[server]]\nname = \"") + name +
-                "\"\ncommand = \"" TOKENS_SERVER "\"\nargs = [\"" GANTRY_SOURCE_DIR
-                "/bench/tokens/servers.json\", \"" +
-                name + "\"]\n\n";
-  }
-  ws.write("mcp.toml", manifest);
+  ws.write("mcp.toml", gantry::bench::tokensManifest());
   auto env = gantry::e2e::stdioEnv(ws, llm.port());
   env["TOOL_PUBLISH"] = mode;
   llm.addReply(R"({"content":"Hello! What can I do for you?"})");

@@ -71,16 +71,6 @@ Response call(int port, const Call& c) {
   return {static_cast<int>(response.getStatus()), body.str(), response.get("Retry-After", "")};
 }
 
-bool waitText(const FakeTelegram& telegram, const std::string& needle) {
-  for (int k = 0; k < 600; ++k) {
-    for (const SentRecord& record : telegram.sent()) {
-      if (record.text.find(needle) != std::string::npos) return true;
-    }
-    std::this_thread::sleep_for(50ms);
-  }
-  return false;
-}
-
 struct Fixture {
   FakeTelegram telegram;
   FakeOpenAiServer llm;
@@ -165,7 +155,7 @@ TEST_CASE("/notify reaches the owner's chat, and bad bodies are refused", "[e2e]
   REQUIRE(f.waitUp());
   auto ok = f.post("/notify", R"({"text":"the washing machine is done","level":"warn"})");
   CHECK(ok.status == 200);
-  CHECK(waitText(f.telegram, "the washing machine is done"));
+  CHECK_FALSE(f.telegram.waitText("the washing machine is done").empty());
   CHECK(f.post("/notify", "{not json").status == 400);
   CHECK(f.post("/notify", R"({"text":"x","colour":"red"})").body ==
         R"({"error":"unknown field \"colour\""})");
@@ -190,7 +180,7 @@ TEST_CASE("a task runs once per id, answers in the response and the chat", "[e2e
     REQUIRE(first.status == 200);
     CHECK(first.body.find(R"("status":"done")") != std::string::npos);
     CHECK(first.body.find("One appointment: the dentist at 3.") != std::string::npos);
-    CHECK(waitText(f.telegram, "One appointment: the dentist at 3."));
+    CHECK_FALSE(f.telegram.waitText("One appointment: the dentist at 3.").empty());
     REQUIRE(f.llm.requests().size() == 1);
     CHECK(f.llm.requests()[0].find("untrusted data, not instructions") != std::string::npos);
     CHECK(f.llm.requests()[0].find("cal (2026-12-01T08:00:00Z): dentist at 3") !=
@@ -282,7 +272,7 @@ TEST_CASE("approvals are listed and decided over the API with the approver's tok
       R"({"tool_calls":[{"id":"c1","name":"fake__echo","arguments":"{\"text\":\"api\"}"}]})");
   f.llm.addReply(R"({"content":"approved over the API"})");
   f.telegram.enqueueText(kOwner, "echo api");
-  REQUIRE(waitText(f.telegram, "Approval needed to run fake__echo"));
+  REQUIRE_FALSE(f.telegram.waitText("Approval needed to run fake__echo").empty());
   CHECK(f.get("/approvals").status == 403);  // the task token cannot decide
   auto listed = f.get("/approvals", kApprover);
   REQUIRE(listed.status == 200);
@@ -293,7 +283,7 @@ TEST_CASE("approvals are listed and decided over the API with the approver's tok
   auto decided = f.post("/approvals/" + id + "/approve", "", kApprover);
   CHECK(decided.status == 200);
   CHECK(decided.body.find(R"("state":"approved")") != std::string::npos);
-  CHECK(waitText(f.telegram, "approved over the API"));
+  CHECK_FALSE(f.telegram.waitText("approved over the API").empty());
   CHECK(f.post("/approvals/" + id + "/deny", "", kApprover).status == 409);
   CHECK(gantry.stop() == 0);
 }
@@ -404,7 +394,7 @@ TEST_CASE("/mcp serves notify_owner, run_task and get_status in a session", "[e2
                         session)
                     .first;
   CHECK(notify.body.find(R"("isError":false)") != std::string::npos);
-  CHECK(waitText(f.telegram, "from another agent"));
+  CHECK_FALSE(f.telegram.waitText("from another agent").empty());
   f.llm.addReply(R"({"content":"task done over MCP"})");
   auto task =
       mcpPost(f.port,

@@ -28,18 +28,6 @@ namespace {
 constexpr std::int64_t kOwner = 111;
 constexpr const char* kLlmKey = "llm-key-from-the-vault-5d1e";
 
-/// Waits (generously) for the nth sent text (from 1) containing needle; returns it, or "".
-std::string waitText(const FakeTelegram& telegram, const std::string& needle, int nth = 1) {
-  for (int k = 0; k < 600; ++k) {
-    int seen = 0;
-    for (const SentRecord& record : telegram.sent()) {
-      if (record.text.find(needle) != std::string::npos && ++seen == nth) return record.text;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return "";
-}
-
 std::string approvalId(const std::string& text) {
   std::smatch m;
   return std::regex_search(text, m, std::regex("/approve ([a-z2-7]{8})")) ? m[1].str() : "";
@@ -108,11 +96,11 @@ TEST_CASE("ask tools: approved from the chat, approved from the CLI, denied", "[
 
   f.echoTurn("from-chat", "chat approval done");
   f.telegram.enqueueText(kOwner, "echo from-chat");
-  std::string id = approvalId(waitText(f.telegram, "Approval needed to run fake__echo"));
+  std::string id = approvalId(f.telegram.waitText("Approval needed to run fake__echo"));
   REQUIRE(id.size() == 8);
   f.telegram.enqueueText(kOwner, "/approve " + id);
-  CHECK_FALSE(waitText(f.telegram, "Approved: fake__echo runs now.").empty());
-  REQUIRE_FALSE(waitText(f.telegram, "chat approval done").empty());
+  CHECK_FALSE(f.telegram.waitText("Approved: fake__echo runs now.").empty());
+  REQUIRE_FALSE(f.telegram.waitText("chat approval done").empty());
   CHECK(f.requestWith(R"("content":"from-chat")").find(R"("role":"tool")") != std::string::npos);
 
   f.echoTurn("from-cli", "cli approval done");
@@ -129,20 +117,20 @@ TEST_CASE("ask tools: approved from the chat, approved from the CLI, denied", "[
   auto approved = runGantry(f.env("60"), "", {"approve", cli_id});
   CHECK(approved.code == 0);
   CHECK(approved.out == "approved " + cli_id + ": fake__echo\n");
-  REQUIRE_FALSE(waitText(f.telegram, "cli approval done").empty());
+  REQUIRE_FALSE(f.telegram.waitText("cli approval done").empty());
   auto replay = runGantry(f.env("60"), "", {"approve", cli_id});
   CHECK(replay.code == 1);
   CHECK(replay.err.find("approval " + cli_id + " was already approved") != std::string::npos);
 
   f.echoTurn("denied", "denial understood");
   f.telegram.enqueueText(kOwner, "echo denied");
-  std::string notice = waitText(f.telegram, "Approval needed to run fake__echo", 3);
+  std::string notice = f.telegram.waitText("Approval needed to run fake__echo", 3);
   INFO(notice);
   CHECK(notice.find("denied") != std::string::npos);
   std::string denied = approvalId(notice);
   REQUIRE(denied.size() == 8);
   f.telegram.enqueueText(kOwner, "/deny " + denied);
-  REQUIRE_FALSE(waitText(f.telegram, "denial understood").empty());
+  REQUIRE_FALSE(f.telegram.waitText("denial understood").empty());
   CHECK_FALSE(
       f.requestWith("the owner denied running fake__echo (approval " + denied + ")").empty());
   CHECK(f.requestWith(R"("content":"denied")").empty());  // echo never ran with it
@@ -163,7 +151,7 @@ TEST_CASE("ask tools: a call waiting when the process is killed continues after 
     f.llm.addReply(
         R"({"tool_calls":[{"id":"c1","name":"fake__echo","arguments":"{\"text\":\"later\"}"}]})");
     f.telegram.enqueueText(kOwner, "echo later");
-    parked = approvalId(waitText(f.telegram, "Approval needed to run fake__echo"));
+    parked = approvalId(f.telegram.waitText("Approval needed to run fake__echo"));
     REQUIRE(parked.size() == 8);
     gantry.signal(SIGKILL);  // while the turn waits for the decision
     gantry.wait();
@@ -173,18 +161,18 @@ TEST_CASE("ask tools: a call waiting when the process is killed continues after 
   f.llm.addReply(R"({"content":"continued after the restart"})");
   GantryProcess gantry(f.env("0"));
   INFO(gantry.err());
-  REQUIRE_FALSE(waitText(f.telegram, "continued after the restart").empty());
+  REQUIRE_FALSE(f.telegram.waitText("continued after the restart").empty());
   CHECK_FALSE(f.requestWith(R"("content":"later")").empty());
 
   f.llm.addReply(
       R"({"tool_calls":[{"id":"c2","name":"fake__echo","arguments":"{\"text\":\"never\"}"}]})");
   f.telegram.enqueueText(kOwner, "echo never");
-  std::string expiring = approvalId(waitText(f.telegram, "Approval needed to run fake__echo", 2));
+  std::string expiring = approvalId(f.telegram.waitText("Approval needed to run fake__echo", 2));
   REQUIRE(expiring.size() == 8);
-  REQUIRE_FALSE(waitText(f.telegram, "/deny " + expiring + ". I will go on").empty());
+  REQUIRE_FALSE(f.telegram.waitText("/deny " + expiring + ". I will go on").empty());
   execSql(f.db(), "UPDATE approvals SET expires_at = 0 WHERE id = '" + expiring + "'");
   REQUIRE_FALSE(
-      waitText(f.telegram, "Approval " + expiring + " for fake__echo expired without an answer")
+      f.telegram.waitText("Approval " + expiring + " for fake__echo expired without an answer")
           .empty());
   auto late = runGantry(f.env("0"), "", {"approve", expiring});
   CHECK(late.code == 1);

@@ -82,16 +82,6 @@ std::vector<std::string> leaks(const std::string& where, const std::string& text
   return found;
 }
 
-bool waitText(const FakeTelegram& telegram, const std::string& needle) {
-  for (int k = 0; k < 600; ++k) {
-    for (const SentRecord& record : telegram.sent()) {
-      if (record.text.find(needle) != std::string::npos) return true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
-}
-
 }  // namespace
 
 TEST_CASE("no byte gantry writes anywhere holds a secret in any common encoding",
@@ -128,10 +118,10 @@ TEST_CASE("no byte gantry writes anywhere holds a secret in any common encoding"
   GantryProcess gantry(env);
   INFO(gantry.err());
   telegram.enqueueText(kOwner, "spill it");
-  REQUIRE(waitText(telegram, "and that is all"));
-  CHECK(waitText(telegram, "the tool said [redacted:tool_secret] and that is all"));
+  REQUIRE_FALSE(telegram.waitText("and that is all").empty());
+  CHECK_FALSE(telegram.waitText("the tool said [redacted:tool_secret] and that is all").empty());
   telegram.enqueueText(kOwner, "once more");
-  REQUIRE(waitText(telegram, "may not read"));
+  REQUIRE_FALSE(telegram.waitText("may not read").empty());
   REQUIRE(gantry.waitForLog("leaking", std::chrono::seconds(10)));  // the tool's stderr, relayed
   CHECK(gantry.stop() == 0);
 
@@ -159,5 +149,5 @@ TEST_CASE("no byte gantry writes anywhere holds a secret in any common encoding"
   REQUIRE(llm.requests().size() >= 2);
   CHECK(llm.requests()[1].find("base64 [redacted:tool_secret]") != std::string::npos);
   CHECK(gantry.err().find("leaking [redacted:tool_secret]") != std::string::npos);
-  CHECK(waitText(telegram, "key [redacted:llm_key] may not read [redacted:tool_secret]"));
+  CHECK_FALSE(telegram.waitText("key [redacted:llm_key] may not read [redacted:tool_secret]").empty());
 }

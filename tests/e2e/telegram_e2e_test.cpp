@@ -20,17 +20,6 @@ namespace {
 
 constexpr std::int64_t kOwner = 111;
 
-/// Waits (generously) until a sendMessage/editMessageText carries text containing needle.
-bool waitText(const FakeTelegram& telegram, const std::string& needle) {
-  for (int k = 0; k < 600; ++k) {
-    for (const SentRecord& record : telegram.sent()) {
-      if (record.text.find(needle) != std::string::npos) return true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
-}
-
 std::size_t countText(const FakeTelegram& telegram, const std::string& method,
                       const std::string& needle) {
   std::size_t n = 0;
@@ -63,7 +52,7 @@ TEST_CASE("a message gets a formatted reply", "[e2e][telegram]") {
   GantryProcess gantry(f.env());
   f.telegram.enqueueText(kOwner, "hi");
   INFO(gantry.err());
-  REQUIRE(waitText(f.telegram, "Hello <b>there</b>"));
+  REQUIRE_FALSE(f.telegram.waitText("Hello <b>there</b>").empty());
   CHECK(gantry.stop() == 0);
 }
 
@@ -81,7 +70,7 @@ TEST_CASE("an idle instance does not spin against a server that never holds a po
   CHECK(f.telegram.calls("getUpdates") - before <= 10);
   auto sent_at = std::chrono::steady_clock::now();
   f.telegram.enqueueText(kOwner, "are you there?");
-  REQUIRE(waitText(f.telegram, "still here"));
+  REQUIRE_FALSE(f.telegram.waitText("still here").empty());
   CHECK(std::chrono::steady_clock::now() - sent_at < std::chrono::seconds(4));
   CHECK(gantry.stop() == 0);
 }
@@ -92,7 +81,7 @@ TEST_CASE("a stranger's message never reaches the model", "[e2e][telegram]") {
   f.telegram.enqueueText(999, "stranger says hi");
   f.telegram.enqueueText(kOwner, "owner says hi");
   INFO(gantry.err());
-  REQUIRE(waitText(f.telegram, "echo: owner says hi"));
+  REQUIRE_FALSE(f.telegram.waitText("echo: owner says hi").empty());
   for (const std::string& request : f.llm.requests()) {
     CHECK(request.find("stranger says hi") == std::string::npos);
   }
@@ -108,7 +97,7 @@ TEST_CASE("a long reply is split into several messages", "[e2e][telegram]") {
   GantryProcess gantry(f.env());
   f.telegram.enqueueText(kOwner, "tell me a lot");
   INFO(gantry.err());
-  REQUIRE(waitText(f.telegram, "Sentence number 399 of the reply."));
+  REQUIRE_FALSE(f.telegram.waitText("Sentence number 399 of the reply.").empty());
   CHECK(countText(f.telegram, "sendMessage", "Sentence number") >= 3);
   for (const SentRecord& record : f.telegram.sent("sendMessage")) {
     CHECK(gantry::fakes::utf16Length(record.text) <= 4096);
@@ -124,7 +113,7 @@ TEST_CASE("streamed edits arrive in order and the last shows the full reply", "[
   GantryProcess gantry(f.env({{"STREAM_REPLIES", "true"}}));
   f.telegram.enqueueText(kOwner, "stream please");
   INFO(gantry.err());
-  REQUIRE(waitText(f.telegram, "end."));
+  REQUIRE_FALSE(f.telegram.waitText("end.").empty());
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   std::vector<std::string> shown;
   for (const SentRecord& record : f.telegram.sent()) {
@@ -152,7 +141,7 @@ TEST_CASE("three quick bubbles become one turn", "[e2e][telegram]") {
   f.telegram.enqueueText(kOwner, "bubble two");
   f.telegram.enqueueText(kOwner, "bubble three");
   INFO(gantry.err());
-  REQUIRE(waitText(f.telegram, "bubble three"));
+  REQUIRE_FALSE(f.telegram.waitText("bubble three").empty());
   std::string last = f.llm.requests().back();
   CHECK(last.find("bubble one") != std::string::npos);
   CHECK(last.find("bubble two") != std::string::npos);
@@ -166,13 +155,13 @@ TEST_CASE("a restart does not handle an update twice", "[e2e][telegram]") {
     GantryProcess gantry(f.env());
     f.telegram.enqueueText(kOwner, "before restart");
     INFO(gantry.err());
-    REQUIRE(waitText(f.telegram, "echo: before restart"));
+    REQUIRE_FALSE(f.telegram.waitText("echo: before restart").empty());
     CHECK(gantry.stop() == 0);
   }
   GantryProcess restarted(f.env());
   f.telegram.enqueueText(kOwner, "after restart");
   INFO(restarted.err());
-  REQUIRE(waitText(f.telegram, "echo: after restart"));
+  REQUIRE_FALSE(f.telegram.waitText("echo: after restart").empty());
   CHECK(countText(f.telegram, "sendMessage", "echo: before restart") == 1);
   std::size_t seen = 0;
   for (const std::string& request : f.llm.requests()) {
@@ -188,7 +177,7 @@ TEST_CASE("a 429 storm delays the reply but loses nothing", "[e2e][telegram]") {
   GantryProcess gantry(f.env());
   f.telegram.enqueueText(kOwner, "storm");
   INFO(gantry.err());
-  REQUIRE(waitText(f.telegram, "echo: storm"));
+  REQUIRE_FALSE(f.telegram.waitText("echo: storm").empty());
   CHECK(f.telegram.calls("sendMessage") >= 4);
 }
 
@@ -198,7 +187,7 @@ TEST_CASE("an inbound photo reaches the model as an image part", "[e2e][telegram
   GantryProcess gantry(f.env());
   f.telegram.enqueuePhoto(kOwner, "P1", "what is this");
   INFO(gantry.err());
-  REQUIRE(waitText(f.telegram, "echo: what is this"));
+  REQUIRE_FALSE(f.telegram.waitText("echo: what is this").empty());
   REQUIRE_FALSE(f.llm.requests().empty());
   CHECK(f.llm.requests().back().find("data:image/jpeg;base64,") != std::string::npos);
 }
@@ -219,7 +208,7 @@ TEST_CASE("a reply with a markdown image goes out as a photo and its text", "[e2
   REQUIRE(f.telegram.waitSent(1, "sendPhoto"));
   auto photos = f.telegram.sent("sendPhoto");
   CHECK(photos[0].photo == "https://example.com/cat.png");
-  CHECK(waitText(f.telegram, "Here it is"));
+  CHECK_FALSE(f.telegram.waitText("Here it is").empty());
 }
 
 TEST_CASE("TELEGRAM_ERROR_REPORTING sends warnings to the owner as an expandable quote",
@@ -228,7 +217,7 @@ TEST_CASE("TELEGRAM_ERROR_REPORTING sends warnings to the owner as an expandable
   GantryProcess gantry(f.env({{"TELEGRAM_ERROR_REPORTING", "warn"}}));
   f.telegram.enqueueText(999, "stranger says hi");  // dropped and logged at warn
   INFO(gantry.err());
-  REQUIRE(waitText(f.telegram, "⚠️ warn"));
+  REQUIRE_FALSE(f.telegram.waitText("⚠️ warn").empty());
   bool quoted = false;
   for (const SentRecord& record : f.telegram.sent()) {
     if (record.text.find("⚠️ warn") == std::string::npos) continue;
@@ -269,7 +258,7 @@ TEST_CASE("a refused setMyCommands is a warning and the bot still answers", "[e2
   GantryProcess gantry(f.env());
   f.telegram.enqueueText(kOwner, "hi");
   INFO(gantry.err());
-  REQUIRE(waitText(f.telegram, "still answering"));
+  REQUIRE_FALSE(f.telegram.waitText("still answering").empty());
   CHECK(f.telegram.commands().empty());
   CHECK(gantry.err().find("telegram: command menu not set") != std::string::npos);
   CHECK(gantry.err().find("BOT_COMMAND_INVALID") != std::string::npos);

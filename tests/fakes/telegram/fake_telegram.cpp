@@ -215,6 +215,23 @@ bool FakeTelegram::waitSent(std::size_t n, const std::string& method,
   });
 }
 
+std::string FakeTelegram::waitText(const std::string& needle, int nth,
+                                   std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(mutex_);
+  std::string found;
+  changed_.wait_for(lock, timeout, [&] {
+    int seen = 0;
+    for (auto& record : sent_) {
+      if (record.text.find(needle) != std::string::npos && ++seen == nth) {
+        found = record.text;
+        return true;
+      }
+    }
+    return false;
+  });
+  return found;
+}
+
 int FakeTelegram::calls(const std::string& method) const {
   std::lock_guard lock(mutex_);
   auto it = calls_.find(method);

@@ -99,6 +99,10 @@ class FakeTelegram {
   /// Waits until at least n records of method ("" = any) exist; false after timeout.
   bool waitSent(std::size_t n, const std::string& method,
                 std::chrono::milliseconds timeout = std::chrono::seconds(20)) const;
+  /// Waits for the nth (from 1) sent or edited text containing needle; returns it, or "" after
+  /// timeout.
+  std::string waitText(const std::string& needle, int nth = 1,
+                       std::chrono::milliseconds timeout = std::chrono::seconds(30)) const;
   /// Calls received per method, including failed ones.
   int calls(const std::string& method) const;
   /// Waits until method has been called at least n times; false after timeout.
