@@ -149,5 +149,6 @@ TEST_CASE("no byte gantry writes anywhere holds a secret in any common encoding"
   REQUIRE(llm.requests().size() >= 2);
   CHECK(llm.requests()[1].find("base64 [redacted:tool_secret]") != std::string::npos);
   CHECK(gantry.err().find("leaking [redacted:tool_secret]") != std::string::npos);
-  CHECK_FALSE(telegram.waitText("key [redacted:llm_key] may not read [redacted:tool_secret]").empty());
+  CHECK_FALSE(
+      telegram.waitText("key [redacted:llm_key] may not read [redacted:tool_secret]").empty());
 }
