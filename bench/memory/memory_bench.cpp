@@ -65,16 +65,26 @@ void bench(int rows) {
     Words words(5000);
     std::vector<double> insert_ms;
     fill(repo, words, rows, &insert_ms);
-    std::vector<std::string> messages;
-    messages.reserve(300);
-    for (int i = 0; i < 300; ++i) messages.push_back(words.sentence(words.between(4, 16)));
+    // Each operation gets its own messages: the repository keeps the words' row counts, and
+    // a pass over messages an earlier pass already asked would find all of them counted.
+    auto messages = [&words] {
+      std::vector<std::string> out;
+      out.reserve(300);
+      for (int i = 0; i < 300; ++i) out.push_back(words.sentence(words.between(4, 16)));
+      return out;
+    };
     gantry::tools::CallContext context;
+    auto recall_messages = messages();
     auto recall = measure(300, [&](int i) {
-      tools.call("memory_recall", "{\"query\":\"" + messages[i] + "\"}", context);
+      tools.call("memory_recall", "{\"query\":\"" + recall_messages[i] + "\"}", context);
     });
-    auto hydrate = measure(300, [&](int i) { gantry::memory::hydrationBlock(repo, messages[i]); });
+    auto hydrate_messages = messages();
+    auto hydrate = measure(300, [&](int i) {
+      gantry::memory::hydrationBlock(repo, hydrate_messages[i]);
+    });
     int64_t now = gantry::store::nowMs();
-    auto fts = measure(300, [&](int i) { repo.matchActive(messages[i], 60, now); });
+    auto fts_messages = messages();
+    auto fts = measure(300, [&](int i) { repo.matchActive(fts_messages[i], 60, now); });
     auto active = measure(300, [&](int) {
       repo.active({"fact", "preference", "person"}, 60, now);
     });

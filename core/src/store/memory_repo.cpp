@@ -26,13 +26,14 @@ constexpr const char* kColumns =
     "m.id, m.kind, m.subject, m.content, m.source, m.confidence, m.created_at, m.updated_at, "
     "IFNULL(m.expires_at, 0), IFNULL(m.superseded_by, 0), m.consolidated";
 // The subject column weighs twice the content column in bm25.
-constexpr const char* kRelevance = "-bm25(memory_fts, 2.0, 1.0)";
+constexpr const char* kRank = "bm25(2.0, 1.0)";
 constexpr const char* kActive =
     "m.superseded_by IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?)";
 constexpr std::size_t kMaxQueryWords = 32;
 constexpr std::size_t kMaxSelectiveWords = 8;
 constexpr Poco::Int64 kCommonFloor = 100;
 constexpr Poco::Int64 kDocBudget = 500;
+constexpr std::size_t kMaxCountedWords = 4096;
 
 MemoryRow toRow(const RowTuple& t) {
   MemoryRow row;
@@ -125,19 +126,24 @@ Poco::Int64 documentFrequency(PreparedCache& cache, const std::string& word, Poc
 
 // Keeps the informative words of an OR query, rarest first: words no row contains are
 // dropped, words in more than 5% of the rows (at most kDocBudget rows; say "the", "my") are
-// dropped, and words stop
-// being added once they would match more than kDocBudget rows together; when nothing is left
-// the rarest word stays. Bounds the work of a recall whatever the table size: a common word
-// would make bm25 score nearly every row while adding almost nothing to the ranking.
+// dropped, and words stop being added once they would match more than kDocBudget rows
+// together; when nothing is left the rarest word stays. Bounds the work of a recall whatever
+// the table size: a common word would make bm25 score nearly every row while adding almost
+// nothing to the ranking. Counts come from counts while the largest id is unchanged.
 std::vector<std::string> selectiveWords(PreparedCache& cache, const std::vector<std::string>& words,
-                                        bool* broad) {
+                                        WordCounts& counts, bool* broad) {
   Poco::Int64 rows = 0;  // the largest id: an upper bound of the row count, read from the index
   if (Query max(cache, "SELECT IFNULL(MAX(id), 0) FROM memory"); max.step()) rows = max.integer(0);
+  if (counts.max_id != rows || counts.docs.size() > kMaxCountedWords) {
+    counts.docs.clear();
+    counts.max_id = rows;
+  }
   Poco::Int64 common = std::min(std::max<Poco::Int64>(kCommonFloor, rows / 20), kDocBudget);
   std::vector<std::pair<Poco::Int64, std::string>> ranked;
   for (const auto& word : words) {
-    Poco::Int64 docs = documentFrequency(cache, word, common + 1);
-    if (docs != 0) ranked.emplace_back(docs, word);
+    auto [it, fresh] = counts.docs.try_emplace(word, 0);
+    if (fresh) it->second = documentFrequency(cache, word, common + 1);
+    if (it->second != 0) ranked.emplace_back(it->second, word);
   }
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -176,7 +182,6 @@ std::string idList(const std::vector<int64_t>& ids) {
   return list;
 }
 
-// The MATCH expression for query: every word for kAllWords, the informative ones for kAnyWord.
 // An FTS5 MATCH expression and how to order its hits.
 struct Match {
   std::string expression;  ///< "" when nothing can match
@@ -184,18 +189,22 @@ struct Match {
   /// backwards and stops at the limit) instead of scoring every hit, with relevance 0.
   bool broad = false;
 
-  std::string relevance() const { return broad ? "0.0" : kRelevance; }
+  // bm25 through FTS5's rank column: FTS5 scores and sorts its hits itself, once each, and
+  // the join reads only the rows the limit keeps (ORDER BY bm25() scored each hit twice and
+  // carried every joined row through SQLite's sorter).
+  std::string relevance() const { return broad ? "0.0" : "-memory_fts.rank"; }
+  std::string rankClause() const { return broad ? "" : " AND memory_fts.rank MATCH ?"; }
   std::string order() const {
-    return broad ? " ORDER BY memory_fts.rowid DESC" : " ORDER BY bm25(memory_fts, 2.0, 1.0)";
+    return broad ? " ORDER BY memory_fts.rowid DESC" : " ORDER BY memory_fts.rank";
   }
 };
 
 // The match for query: every word for kAllWords, the informative ones for kAnyWord.
-Match matchFor(PreparedCache& cache, std::string_view query, MatchMode mode) {
+Match matchFor(PreparedCache& cache, std::string_view query, MatchMode mode, WordCounts& counts) {
   Match match;
   auto words = queryWords(query);
   if (mode == MatchMode::kAnyWord && !words.empty()) {
-    words = selectiveWords(cache, words, &match.broad);
+    words = selectiveWords(cache, words, counts, &match.broad);
   }
   match.expression = joinWords(words, mode);
   return match;
@@ -266,14 +275,17 @@ Result<std::vector<MemoryRow>> MemoryRepo::matchActive(std::string_view query, i
   return locked(store_, "memory", "recall",
                 [&](Poco::Data::Session&) -> Result<std::vector<MemoryRow>> {
                   auto& cache = store_.db().prepared;
-                  Match match = matchFor(cache, query, mode);
+                  Match match = matchFor(cache, query, mode, word_counts_);
                   if (match.expression.empty()) return std::vector<MemoryRow>();
                   std::string sql = std::string("SELECT ") + kColumns + ", " + match.relevance() +
                                     " FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid "
-                                    "WHERE memory_fts MATCH ? AND " +
-                                    kActive + match.order() + " LIMIT ?";
+                                    "WHERE memory_fts MATCH ?" +
+                                    match.rankClause() + " AND " + kActive + match.order() +
+                                    " LIMIT ?";
                   Query select(cache, sql.c_str());
-                  select.bind(match.expression).bind(now_ms).bind(int64_t{limit});
+                  select.bind(match.expression);
+                  if (!match.broad) select.bind(kRank);
+                  select.bind(now_ms).bind(int64_t{limit});
                   return readRows(select);
                 });
 }
@@ -283,14 +295,16 @@ Result<std::vector<MemoryRow>> MemoryRepo::search(std::string_view query, int li
   return locked(store_, "memory", "search",
                 [&](Poco::Data::Session&) -> Result<std::vector<MemoryRow>> {
                   auto& cache = store_.db().prepared;
-                  Match match = matchFor(cache, query, MatchMode::kAnyWord);
+                  Match match = matchFor(cache, query, MatchMode::kAnyWord, word_counts_);
                   if (match.expression.empty()) return std::vector<MemoryRow>();
                   std::string sql = std::string("SELECT ") + kColumns + ", " + match.relevance() +
                                     " FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid "
                                     "WHERE memory_fts MATCH ?" +
-                                    match.order() + " LIMIT ?";
+                                    match.rankClause() + match.order() + " LIMIT ?";
                   Query select(cache, sql.c_str());
-                  select.bind(match.expression).bind(int64_t{limit});
+                  select.bind(match.expression);
+                  if (!match.broad) select.bind(kRank);
+                  select.bind(int64_t{limit});
                   return readRows(select);
                 });
 }

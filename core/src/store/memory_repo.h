@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "gantry/status.h"
@@ -72,6 +73,14 @@ enum class MatchMode { kAnyWord, kAllWords };
 /// distinct words are kept. Returns "" when the text has no words (nothing can match).
 std::string ftsQuery(std::string_view text, MatchMode mode = MatchMode::kAnyWord);
 
+/// How many rows contain each word, counted up to a cap, as of the largest row id `max_id`:
+/// a recall reads a word's count once instead of once per query. A delete leaves a count
+/// high until the next insert changes max_id, which can only make a word look commoner.
+struct WordCounts {
+  int64_t max_id = -1;
+  std::unordered_map<std::string, int64_t> docs;
+};
+
 /// Repository over the memory tables. Thread-safe (takes store.mutex()).
 class MemoryRepo {
  public:
@@ -131,6 +140,7 @@ class MemoryRepo {
 
  private:
   Store& store_;
+  WordCounts word_counts_;  ///< guarded by store.mutex()
 };
 
 }  // namespace gantry::store

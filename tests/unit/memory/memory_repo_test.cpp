@@ -231,3 +231,35 @@ TEST_CASE("recall ignores words that most rows contain, unless nothing else is l
   REQUIRE(unknown.isOk());
   CHECK(unknown.value().empty());
 }
+
+TEST_CASE("a word's row count is read again once rows were added", "[memory]") {
+  TempStore temp;
+  MemoryRepo repo(temp.store());
+  int64_t first = put(repo, "fact", "kayak", "a red kayak");
+  auto rare = repo.matchActive("kayak paddle", 5, nowMs());  // counts kayak as a rare word
+  REQUIRE(rare.isOk());
+  CHECK(ids(rare.value()) == std::vector<int64_t>{first});
+  for (int i = 0; i < 150; ++i) put(repo, "fact", "trip " + std::to_string(i), "by kayak");
+  int64_t paddle = put(repo, "fact", "paddle", "the paddle hangs in the shed");
+  // kayak is now in most rows: a stale count would keep it and fill the result with trips.
+  auto rows = repo.matchActive("kayak paddle", 5, nowMs());
+  REQUIRE(rows.isOk());
+  CHECK(ids(rows.value()) == std::vector<int64_t>{paddle});
+}
+
+TEST_CASE("a search ranks every hit once however many rows the join drops", "[memory]") {
+  TempStore temp;
+  MemoryRepo repo(temp.store());
+  int64_t best = put(repo, "fact", "harbour", "the harbour harbour master");
+  int64_t old = put(repo, "fact", "harbour", "the harbour master retired");
+  int64_t next = put(repo, "fact", "town", "a harbour town");
+  REQUIRE(repo.supersede(old, best).isOk());
+  // The superseded row ranks between the others: the limit counts the active rows only.
+  auto rows = repo.matchActive("harbour", 2, nowMs());
+  REQUIRE(rows.isOk());
+  CHECK(ids(rows.value()) == std::vector<int64_t>{best, next});
+  CHECK(rows.value()[0].relevance > rows.value()[1].relevance);
+  auto all = repo.search("harbour", 3);
+  REQUIRE(all.isOk());
+  CHECK(ids(all.value()) == std::vector<int64_t>{best, old, next});
+}
