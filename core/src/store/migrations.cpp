@@ -260,10 +260,47 @@ ALTER TABLE heartbeat ADD COLUMN send_failing_since INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE heartbeat ADD COLUMN send_error TEXT NOT NULL DEFAULT '';
 )sql";
 
+// The search index holds what was said, not the context a user message was sent with: the
+// leading [memory] block and [now] line (session/context_tail.h writes them; each runs
+// through its blank line) are measured by two virtual columns and left out of the view the
+// index is built from. A search no longer finds a message for a word only its recalled
+// memory held, and a turn indexes its message instead of the whole memory block.
+constexpr std::string_view kV9 = R"sql(
+ALTER TABLE messages ADD COLUMN memory_chars INTEGER GENERATED ALWAYS AS (
+  CASE WHEN role = 'user' AND substr(content, 1, 9) = '[memory]' || char(10)
+            AND instr(content, char(10) || char(10)) > 0
+       THEN instr(content, char(10) || char(10)) + 1 ELSE 0 END) VIRTUAL;
+ALTER TABLE messages ADD COLUMN context_chars INTEGER GENERATED ALWAYS AS (
+  CASE WHEN role = 'user' AND substr(content, memory_chars + 1, 6) = '[now] '
+            AND instr(substr(content, memory_chars + 1), char(10) || char(10)) > 0
+       THEN memory_chars + instr(substr(content, memory_chars + 1), char(10) || char(10)) + 1
+       ELSE memory_chars END) VIRTUAL;
+DROP TRIGGER messages_fts_ai;
+DROP TRIGGER messages_fts_ad;
+DROP TRIGGER messages_fts_au;
+DROP VIEW message_text;
+CREATE VIEW message_text AS SELECT id, substr(content, context_chars + 1) AS content
+  FROM messages WHERE role IN ('user','assistant');
+CREATE TRIGGER messages_fts_ai AFTER INSERT ON messages WHEN new.role IN ('user','assistant') BEGIN
+  INSERT INTO messages_fts(rowid, content) VALUES (new.id, substr(new.content, new.context_chars + 1));
+END;
+CREATE TRIGGER messages_fts_ad AFTER DELETE ON messages WHEN old.role IN ('user','assistant') BEGIN
+  INSERT INTO messages_fts(messages_fts, rowid, content)
+    VALUES ('delete', old.id, substr(old.content, old.context_chars + 1));
+END;
+CREATE TRIGGER messages_fts_au AFTER UPDATE OF content ON messages
+    WHEN old.role IN ('user','assistant') BEGIN
+  INSERT INTO messages_fts(messages_fts, rowid, content)
+    VALUES ('delete', old.id, substr(old.content, old.context_chars + 1));
+  INSERT INTO messages_fts(rowid, content) VALUES (new.id, substr(new.content, new.context_chars + 1));
+END;
+INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
+)sql";
+
 }  // namespace
 
 const std::vector<std::string_view>& migrations() {
-  static const std::vector<std::string_view> kAll = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8};
+  static const std::vector<std::string_view> kAll = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9};
   return kAll;
 }
 
