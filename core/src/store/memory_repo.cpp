@@ -272,22 +272,21 @@ Result<std::optional<MemoryRow>> MemoryRepo::get(int64_t id) {
 Result<std::vector<MemoryRow>> MemoryRepo::matchActive(std::string_view query, int limit,
                                                        int64_t now_ms, MatchMode mode) {
   if (queryWords(query).empty() || limit <= 0) return std::vector<MemoryRow>();
-  return locked(store_, "memory", "recall",
-                [&](Poco::Data::Session&) -> Result<std::vector<MemoryRow>> {
-                  auto& cache = store_.db().prepared;
-                  Match match = matchFor(cache, query, mode, word_counts_);
-                  if (match.expression.empty()) return std::vector<MemoryRow>();
-                  std::string sql = std::string("SELECT ") + kColumns + ", " + match.relevance() +
-                                    " FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid "
-                                    "WHERE memory_fts MATCH ?" +
-                                    match.rankClause() + " AND " + kActive + match.order() +
-                                    " LIMIT ?";
-                  Query select(cache, sql.c_str());
-                  select.bind(match.expression);
-                  if (!match.broad) select.bind(kRank);
-                  select.bind(now_ms).bind(int64_t{limit});
-                  return readRows(select);
-                });
+  return locked(
+      store_, "memory", "recall", [&](Poco::Data::Session&) -> Result<std::vector<MemoryRow>> {
+        auto& cache = store_.db().prepared;
+        Match match = matchFor(cache, query, mode, word_counts_);
+        if (match.expression.empty()) return std::vector<MemoryRow>();
+        std::string sql = std::string("SELECT ") + kColumns + ", " + match.relevance() +
+                          " FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid "
+                          "WHERE memory_fts MATCH ?" +
+                          match.rankClause() + " AND " + kActive + match.order() + " LIMIT ?";
+        Query select(cache, sql.c_str());
+        select.bind(match.expression);
+        if (!match.broad) select.bind(kRank);
+        select.bind(now_ms).bind(int64_t{limit});
+        return readRows(select);
+      });
 }
 
 Result<std::vector<MemoryRow>> MemoryRepo::search(std::string_view query, int limit) {
