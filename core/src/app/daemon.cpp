@@ -1,6 +1,7 @@
 #include "app/daemon.h"
 
 #include <Poco/JSON/Object.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -570,6 +571,10 @@ class Daemon {
 }  // namespace
 
 int runDaemon() {
+  // One malloc arena for every thread: the threads of an instance are few and mostly
+  // waiting, and each arena of its own kept its freed memory dirty (bench_vs_floor: private
+  // memory after 300 turns 2.8 -> 2.5 MiB).
+  mallopt(M_ARENA_MAX, 1);
   blockSignals();
   try {
     {

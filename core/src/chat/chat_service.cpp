@@ -1,5 +1,7 @@
 #include "chat/chat_service.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 
 #include "chat/late_delivery.h"
@@ -177,6 +179,10 @@ class ChatService::Worker {
       }
       lock.lock();
       busy_ = false;
+      // Going idle: the turn's freed memory goes back to the kernel instead of staying
+      // dirty in the heap until the next turn (bench_vs_floor: private memory of an
+      // instance after 300 turns 2.5 -> 2.4 MiB with one arena, 2.8 -> 2.6 without).
+      if (bubbles_.empty()) malloc_trim(0);
       s_.cv_idle_.notify_all();
     }
   }
