@@ -12,7 +12,6 @@ using Poco::Data::Keywords::now;
 using Poco::Data::Keywords::use;
 
 namespace gantry::store {
-namespace {}  // namespace
 
 Result<std::vector<MessageHit>> searchMessages(Store& store, std::string_view query, int limit) {
   std::string expression = ftsQuery(query);

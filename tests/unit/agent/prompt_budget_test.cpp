@@ -3,18 +3,14 @@
 #include <catch2/catch.hpp>
 
 #include "unit/agent/agent_fixture.h"
+#include "unit/support/chat_message.h"
 
 using namespace gantry;
 using namespace gantry::agent;
 
-namespace {
+using gantry::testing::message;
 
-ChatMessage message(Role role, std::string content) {
-  ChatMessage m;
-  m.role = role;
-  m.content = std::move(content);
-  return m;
-}
+namespace {
 
 const BudgetRow& row(const std::vector<BudgetRow>& rows, const std::string& part) {
   for (const auto& r : rows) {

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "Poco/JSON/Parser.h"
+#include "unit/support/chat_message.h"
 
 using gantry::ChatMessage;
 using gantry::ChatRequest;
@@ -11,6 +12,8 @@ using gantry::ToolSchema;
 using Poco::JSON::Array;
 using Poco::JSON::Object;
 
+using gantry::testing::message;
+
 namespace {
 
 Object::Ptr encode(const ChatRequest& request, int max_tokens = 4096, bool stream = false) {
@@ -18,13 +21,6 @@ Object::Ptr encode(const ChatRequest& request, int max_tokens = 4096, bool strea
   REQUIRE(body.isOk());
   Poco::JSON::Parser parser;
   return parser.parse(body.value()).extract<Object::Ptr>();
-}
-
-ChatMessage message(Role role, std::string content) {
-  ChatMessage out;
-  out.role = role;
-  out.content = std::move(content);
-  return out;
 }
 
 }  // namespace

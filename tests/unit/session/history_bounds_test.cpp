@@ -2,19 +2,17 @@
 
 #include <catch2/catch.hpp>
 
+#include "unit/support/chat_message.h"
+
 using gantry::ChatMessage;
 using gantry::Role;
 using gantry::ToolCall;
 using namespace gantry::session;
 
+using gantry::testing::message;
+
 namespace {
 
-ChatMessage message(Role role, std::string text) {
-  ChatMessage m;
-  m.role = role;
-  m.content = std::move(text);
-  return m;
-}
 ChatMessage user(std::string text) { return message(Role::kUser, std::move(text)); }
 ChatMessage assistant(std::string text) { return message(Role::kAssistant, std::move(text)); }
 ChatMessage calls(const std::vector<std::string>& ids) {

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "unit/session/scripted_provider.h"
+#include "unit/support/chat_message.h"
 
 using gantry::CancelToken;
 using gantry::ChatMessage;
@@ -16,13 +17,9 @@ using gantry::session::foldSummary;
 using gantry::session::summaryBlock;
 using gantry::testing::ScriptedProvider;
 
+using gantry::testing::message;
+
 namespace {
-ChatMessage message(Role role, std::string text) {
-  ChatMessage m;
-  m.role = role;
-  m.content = std::move(text);
-  return m;
-}
 std::vector<ChatMessage> dropped() {
   ChatMessage tool = message(Role::kTool, std::string(5000, 'r'));
   tool.name = "search";

@@ -6,9 +6,12 @@
 #include "store/approval_repo.h"
 #include "store/maintenance.h"
 #include "store/message_repo.h"
+#include "unit/support/chat_message.h"
 
 namespace fs = std::filesystem;
 using namespace gantry;
+
+using gantry::testing::message;
 
 namespace {
 
@@ -21,14 +24,6 @@ std::unique_ptr<store::Store> freshStore(const char* name) {
   return std::move(s.value());
 }
 
-ChatMessage message(Role role, std::string content) {
-  ChatMessage m;
-  m.role = role;
-  m.content = std::move(content);
-  if (role == Role::kTool) m.tool_call_id = "c1";
-  return m;
-}
-
 }  // namespace
 
 TEST_CASE("search finds what the user and the model said, never tool results", "[store]") {
@@ -36,7 +31,7 @@ TEST_CASE("search finds what the user and the model said, never tool results", "
   store::MessageRepo repo(*s);
   auto session = repo.session("chat-1").value();
   auto asked = repo.append(session, message(Role::kUser, "where is the blue umbrella?")).value();
-  repo.append(session, message(Role::kTool, "umbrella listed in the shed inventory"));
+  repo.append(session, message(Role::kTool, "umbrella listed in the shed inventory", "c1"));
   repo.append(session, message(Role::kAssistant, "The umbrella is in the hall."));
   auto hits = store::searchMessages(*s, "umbrella", 10);
   REQUIRE(hits.isOk());
