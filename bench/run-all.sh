@@ -72,7 +72,8 @@ for dir in "${dirs[@]}"; do
 done
 echo
 echo "Each cell is gantry / floor (ratio) where the floor has the figure. Private memory: Private_Dirty"
-echo "(anonymous included) of the second of two instances side by side after $turns turns each. Idle"
+echo "(anonymous included) of the second of two instances side by side after $turns turns each. RSS"
+echo "growth includes the resident pages of the memory-mapped database, which grow with the file. Idle"
 echo "wakeups: context switches of all threads over ${idle} s, per minute. Host overhead: $host_turns piped"
 echo "turns against a fake model that answers at once, with 50 tool schemas, 10k memory rows and a"
 echo "200-message history (bench_host)."
