@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -106,7 +107,10 @@ bool run(bool stream, int n) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   const int n = argc > 1 ? std::atoi(argv[1]) : 50;
   return run(false, n) && run(true, n) ? 0 : 1;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "bench_latency: %s\n", e.what());
+  return 1;
 }
