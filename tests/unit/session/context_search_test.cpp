@@ -1,11 +1,16 @@
 // The search index leaves out the context withContext puts before a user's words: the
 // migration that measures it in SQL must agree with the writer here.
+#include <sqlite3.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include "session/context_tail.h"
 #include "store/maintenance.h"
 #include "store/message_repo.h"
 #include "store/message_search.h"
+#include "store/migrations.h"
 #include "unit/memory/temp_store.h"
 #include "unit/support/chat_message.h"
 
@@ -41,4 +46,42 @@ TEST_CASE("search finds what the user wrote, not the memory and time a message w
   CHECK(store::searchMessages(store, "today", 10)->size() == 1);
   CHECK(store::searchMessages(store, "Berlin", 10)->empty());
   CHECK(store::checkFts(store).isOk());
+}
+
+TEST_CASE("a database from before the context left the index is migrated and reindexed",
+          "[session]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("gantry_v8_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "gantry.db").string();
+  {  // the schema at version 8, with a message indexed whole as it was then
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+    std::string sql;
+    for (std::size_t v = 0; v < 8; ++v) sql.append(store::migrations()[v]);
+    sql.append(
+        "INSERT INTO sessions(chat_id, created_at, updated_at) VALUES ('c', 0, 0);"
+        "INSERT INTO messages(session_id, role, content, created_at) VALUES (1, 'user', '");
+    sql.append(session::withContext("[memory]\n- (fact) dentist: tuesday", "2026-12-02 09:00",
+                                    "book a table"));
+    sql.append("', 0); PRAGMA user_version = 8;");
+    char* error = nullptr;
+    const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
+    INFO((error ? error : ""));
+    sqlite3_free(error);
+    sqlite3_close(db);
+    REQUIRE(rc == SQLITE_OK);
+  }
+  auto opened = store::Store::open(path);
+  REQUIRE(opened.isOk());
+  store::Store& store = *opened.value();
+  CHECK(store.schemaVersion() == static_cast<int>(store::migrations().size()));
+  CHECK(store::searchMessages(store, "tuesday", 10)->empty());
+  auto hits = store::searchMessages(store, "table", 10);
+  REQUIRE(hits->size() == 1);
+  CHECK(hits->at(0).snippet == "book a [table]");
+  CHECK(store::checkFts(store).isOk());
+  opened.value().reset();
+  fs::remove_all(dir);
 }
