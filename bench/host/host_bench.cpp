@@ -14,11 +14,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <regex>
-#include <sstream>
+#include <numeric>
 #include <stdexcept>
 #include <thread>
 
+#include "common/log_figures.h"
 #include "common/synthetic_memory.h"
 #include "common/tokens_manifest.h"
 #include "e2e/support/gantry_process.h"
@@ -128,19 +128,6 @@ std::string lines(gantry::bench::Words& words, int n) {
   return input;
 }
 
-/// Sums the dur_ms of the model_call log lines; counts them in *calls.
-double modelMs(const std::string& log, int* calls) {
-  std::regex model(R"re("msg":"model_call".*"dur_ms":"(\d+)")re");
-  double ms = 0;
-  std::istringstream err(log);
-  std::string line;
-  while (std::getline(err, line)) {
-    std::smatch m;
-    if (std::regex_search(line, m, model)) ms += std::stod(m[1]), ++*calls;
-  }
-  return ms;
-}
-
 void turns(const gantry::e2e::Env& env, const std::string& input, int n) {
   const double reaped_before = childrenCpuMs();
   GantryProcess g(env);
@@ -152,8 +139,9 @@ void turns(const gantry::e2e::Env& env, const std::string& input, int n) {
   g.wait(600s);
   double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   double cpu_ms = childrenCpuMs() - reaped_before - boot_cpu_ms;
-  int calls = 0;
-  const double model_ms = modelMs(g.err(), &calls);
+  const auto durations = gantry::bench::modelCallDurations(g.err());
+  const int calls = static_cast<int>(durations.size());
+  const double model_ms = std::accumulate(durations.begin(), durations.end(), 0.0);
   std::printf("%d turns: wall %.1f ms/turn, model call %.2f ms/turn, host overhead %.2f ms/turn\n",
               calls, wall_ms / n, model_ms / n, (wall_ms - model_ms) / n);
   std::printf("%d turns: gantry CPU %.2f ms/turn (model client included, boot excluded)\n", calls,

@@ -10,15 +10,15 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
-#include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "common/log_figures.h"
 #include "e2e/support/gantry_process.h"
 #include "fake_openai_server.h"
 #include "fake_telegram.h"
 
+using gantry::bench::percentile;
 using gantry::e2e::GantryProcess;
 using gantry::e2e::Workspace;
 using gantry::fakes::FakeTelegram;
@@ -30,31 +30,6 @@ using namespace std::chrono_literals;
 namespace {
 
 constexpr std::int64_t kOwner = 111;
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-double p90(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, v.size() * 9 / 10)];
-}
-
-/// The dur_ms of each model_call log line, in order.
-std::vector<double> modelCalls(const std::string& log) {
-  std::regex model(R"re("msg":"model_call".*"dur_ms":"(\d+)")re");
-  std::vector<double> ms;
-  std::istringstream err(log);
-  std::string line;
-  while (std::getline(err, line)) {
-    std::smatch m;
-    if (std::regex_search(line, m, model)) ms.push_back(std::stod(m[1]));
-  }
-  return ms;
-}
 
 double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -97,10 +72,12 @@ bool run(bool stream, int n) {
     }
     reply_ms.push_back(msSince(start));
   }
-  const auto model = modelCalls(g.err());
+  const auto model = gantry::bench::modelCallDurations(g.err());
   std::printf("%-9s %d turns: queued -> reply sent p50 %.2f ms p90 %.2f ms; model call p50 %.2f ms",
-              stream ? "streamed" : "plain", n, median(reply_ms), p90(reply_ms), median(model));
-  if (stream) std::printf("; queued -> first streamed message p50 %.2f ms", median(first_ms));
+              stream ? "streamed" : "plain", n, percentile(reply_ms, 0.5),
+              percentile(reply_ms, 0.9), percentile(model, 0.5));
+  if (stream)
+    std::printf("; queued -> first streamed message p50 %.2f ms", percentile(first_ms, 0.5));
   std::printf("\n");
   return true;
 }

@@ -4,14 +4,13 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "common/log_figures.h"
 #include "common/synthetic_memory.h"
 #include "memory/hydration.h"
 #include "memory/memory_tools.h"
@@ -21,13 +20,8 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using gantry::bench::percentile;
 using gantry::bench::Words;
-
-double percentile(std::vector<double> samples, double p) {
-  std::sort(samples.begin(), samples.end());
-  auto index = static_cast<std::size_t>(std::ceil(p * static_cast<double>(samples.size()))) - 1;
-  return samples[std::min(index, samples.size() - 1)];
-}
 
 template <class Fn>
 std::vector<double> measure(int runs, Fn&& fn) {
@@ -79,9 +73,8 @@ void bench(int rows) {
       tools.call("memory_recall", "{\"query\":\"" + recall_messages[i] + "\"}", context);
     });
     auto hydrate_messages = messages();
-    auto hydrate = measure(300, [&](int i) {
-      gantry::memory::hydrationBlock(repo, hydrate_messages[i]);
-    });
+    auto hydrate =
+        measure(300, [&](int i) { gantry::memory::hydrationBlock(repo, hydrate_messages[i]); });
     int64_t now = gantry::store::nowMs();
     auto fts_messages = messages();
     auto fts = measure(300, [&](int i) { repo.matchActive(fts_messages[i], 60, now); });

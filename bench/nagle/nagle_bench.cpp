@@ -9,31 +9,18 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "common/log_figures.h"
 #include "e2e/support/gantry_process.h"
 
+using gantry::bench::modelCallDurations;
 using gantry::e2e::GantryProcess;
 using gantry::e2e::Workspace;
 using namespace std::chrono_literals;
 
 namespace {
-
-/// The dur_ms of every model_call line in a gantry log, in order.
-std::vector<double> modelCallDurations(const std::string& log) {
-  std::regex model(R"re("msg":"model_call".*"dur_ms":"(\d+)")re");
-  std::vector<double> out;
-  std::istringstream lines(log);
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::smatch m;
-    if (std::regex_search(line, m, model)) out.push_back(std::stod(m[1]));
-  }
-  return out;
-}
 
 void report(std::vector<double> ms) {
   if (ms.size() < 2) {
