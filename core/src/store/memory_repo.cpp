@@ -25,8 +25,6 @@ using RowTuple =
 constexpr const char* kColumns =
     "m.id, m.kind, m.subject, m.content, m.source, m.confidence, m.created_at, m.updated_at, "
     "IFNULL(m.expires_at, 0), IFNULL(m.superseded_by, 0), m.consolidated";
-// The subject column weighs twice the content column in bm25.
-constexpr const char* kRank = "bm25(2.0, 1.0)";
 constexpr const char* kActive =
     "m.superseded_by IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?)";
 constexpr std::size_t kMaxQueryWords = 32;
@@ -193,7 +191,10 @@ struct Match {
   // the join reads only the rows the limit keeps (ORDER BY bm25() scored each hit twice and
   // carried every joined row through SQLite's sorter).
   std::string relevance() const { return broad ? "0.0" : "-memory_fts.rank"; }
-  std::string rankClause() const { return broad ? "" : " AND memory_fts.rank MATCH ?"; }
+  // The subject column weighs twice the content column in bm25.
+  std::string rankClause() const {
+    return broad ? "" : " AND memory_fts.rank MATCH 'bm25(2.0, 1.0)'";
+  }
   std::string order() const {
     return broad ? " ORDER BY memory_fts.rowid DESC" : " ORDER BY memory_fts.rank";
   }
@@ -282,9 +283,7 @@ Result<std::vector<MemoryRow>> MemoryRepo::matchActive(std::string_view query, i
                           "WHERE memory_fts MATCH ?" +
                           match.rankClause() + " AND " + kActive + match.order() + " LIMIT ?";
         Query select(cache, sql.c_str());
-        select.bind(match.expression);
-        if (!match.broad) select.bind(kRank);
-        select.bind(now_ms).bind(int64_t{limit});
+        select.bind(match.expression).bind(now_ms).bind(int64_t{limit});
         return readRows(select);
       });
 }
@@ -301,9 +300,7 @@ Result<std::vector<MemoryRow>> MemoryRepo::search(std::string_view query, int li
                                     "WHERE memory_fts MATCH ?" +
                                     match.rankClause() + match.order() + " LIMIT ?";
                   Query select(cache, sql.c_str());
-                  select.bind(match.expression);
-                  if (!match.broad) select.bind(kRank);
-                  select.bind(int64_t{limit});
+                  select.bind(match.expression).bind(int64_t{limit});
                   return readRows(select);
                 });
 }
