@@ -27,6 +27,7 @@ struct FakeOpenAiServer::State {
   std::string api_key;
   std::uint16_t port = 0;
   int served = 0;
+  double handling_ms = 0;
 
   /// Sleeps up to ms; returns early (false) when the server is stopping.
   bool sleepFor(int ms) {

@@ -41,10 +41,15 @@ class ChatHandler final : public Poco::Net::HTTPRequestHandler {
   explicit ChatHandler(std::shared_ptr<FakeOpenAiServer::State> state) : state_(std::move(state)) {}
 
   void handleRequest(HTTPServerRequest& request, HTTPServerResponse& response) override {
+    const auto start = std::chrono::steady_clock::now();
     try {
       route(request, response);
     } catch (const std::exception&) {  // the client went away mid-reply; nothing to tell
     }
+    const std::chrono::duration<double, std::milli> spent =
+        std::chrono::steady_clock::now() - start;
+    std::lock_guard lock(state_->mutex);
+    state_->handling_ms += spent.count();
   }
 
  private:
@@ -254,6 +259,11 @@ std::string FakeOpenAiServer::baseUrl() const {
 int FakeOpenAiServer::connections() const { return server_->totalConnections(); }
 
 int FakeOpenAiServer::openConnections() const { return server_->currentConnections(); }
+
+double FakeOpenAiServer::handlingMs() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->handling_ms;
+}
 
 std::vector<std::string> FakeOpenAiServer::requests() const {
   std::lock_guard lock(state_->mutex);

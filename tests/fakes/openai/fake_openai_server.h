@@ -91,6 +91,9 @@ class FakeOpenAiServer {
   int connections() const;
   /// Connections open right now.
   int openConnections() const;
+  /// Milliseconds spent handling requests so far, from a request's headers to its reply's
+  /// last byte: the model's share of a client's wall time, to sub-millisecond precision.
+  double handlingMs() const;
 
  private:
   std::shared_ptr<State> state_;
