@@ -1,5 +1,7 @@
 #include "session/context_tail.h"
 
+#include <algorithm>
+
 namespace gantry::session {
 namespace {
 
@@ -16,6 +18,19 @@ std::size_t leadingBlock(std::string_view sent, std::string_view head) {
   if (!startsWith(sent, head)) return 0;
   auto end = sent.find("\n\n");
   return end == std::string_view::npos ? 0 : end + 2;
+}
+
+// Calls row(line) for each row line of block, the head line left out.
+template <class Fn>
+void forEachRow(std::string_view block, Fn&& row) {
+  if (!startsWith(block, kMemoryHead)) return;
+  block.remove_prefix(kMemoryHead.size());
+  while (!block.empty()) {
+    auto end = block.find('\n');
+    auto line = block.substr(0, end);
+    if (!line.empty()) row(line);
+    block.remove_prefix(end == std::string_view::npos ? block.size() : end + 1);
+  }
 }
 
 }  // namespace
@@ -43,6 +58,31 @@ std::string_view userText(std::string_view sent) {
 std::string_view memoryBlockOf(std::string_view sent) {
   std::size_t block = leadingBlock(sent, kMemoryHead);
   return block ? sent.substr(0, block - 1) : std::string_view();
+}
+
+// The block's few rows are looked up among the many shown lines by length: hashing or
+// comparing every shown line against every row cost more than the turn's other prompt work.
+std::string withoutShownRows(std::string_view block, const std::vector<std::string_view>& shown) {
+  std::vector<std::string_view> rows;
+  forEachRow(block, [&](std::string_view line) { rows.push_back(line); });
+  std::size_t longest = 0;
+  for (auto row : rows) longest = std::max(longest, row.size());
+  std::vector<std::vector<std::size_t>> of_length(longest + 1);
+  for (std::size_t i = 0; i < rows.size(); ++i) of_length[rows[i].size()].push_back(i);
+  std::vector<bool> seen(rows.size(), false);
+  for (auto earlier : shown) {
+    forEachRow(earlier, [&](std::string_view line) {
+      if (line.size() > longest) return;
+      for (std::size_t i : of_length[line.size()]) seen[i] = seen[i] || rows[i] == line;
+    });
+  }
+  std::string kept;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (seen[i]) continue;
+    kept += rows[i];
+    kept += '\n';
+  }
+  return kept.empty() ? std::string() : std::string(kMemoryHead) + kept;
 }
 
 }  // namespace gantry::session

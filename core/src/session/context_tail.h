@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gantry::session {
 
@@ -20,5 +21,9 @@ std::string_view userText(std::string_view sent);
 /// The `[memory]` block withContext put in front of sent, ending with its last "\n"; ""
 /// when there is none.
 std::string_view memoryBlockOf(std::string_view sent);
+
+/// block (as hydrated: "[memory]\n" and one row a line) without the rows any of shown (such
+/// blocks) lists already; "" when no row is left.
+std::string withoutShownRows(std::string_view block, const std::vector<std::string_view>& shown);
 
 }  // namespace gantry::session

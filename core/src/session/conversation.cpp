@@ -26,7 +26,8 @@ Status Conversation::open(const std::string& chat_id) {
 Result<int64_t> Conversation::recordUser(const std::string& text, const std::vector<Image>& images,
                                          const std::vector<int64_t>& inbox_ids, bool track) {
   user_text_ = text;
-  memory_block_ = options_.hydrate ? options_.hydrate(text) : "";
+  hydrated_ = options_.hydrate ? options_.hydrate(text) : "";
+  memory_block_ = withoutShownRows(hydrated_, shownMemory(history_.size()));
   now_ = options_.now ? options_.now() : "";
   ChatMessage user;
   user.content = withContext(memory_block_, now_, text);
@@ -60,7 +61,8 @@ Status Conversation::bound(const CancelToken& cancel) {
   auto result = boundHistory(history_, options_.bounds);
   // The bounds are a hard cap on the prompt. Turns past them leave the record's history only
   // once they are folded into the summary, so a fold that fails is tried again next turn.
-  if (!result.dropped.empty()) foldAway(result, cancel);
+  const bool dropped = !result.dropped.empty();
+  if (dropped) foldAway(result, cancel);
   history_ = std::move(result.kept);
   if (auto s = sessions_.summary(session_id_); s.isOk()) summary_ = s.value();
   collapseToolResults();
@@ -70,7 +72,7 @@ Status Conversation::bound(const CancelToken& cancel) {
   if (history_.empty() || history_.back().role != Role::kUser) {
     return Status::error("store: the current message is missing");
   }
-  return dropRepeatedMemoryBlock();
+  return dropped ? showMemoryLeftOut() : Status::ok();
 }
 
 void Conversation::foldAway(const BoundResult& result, const CancelToken& cancel) {
@@ -97,19 +99,22 @@ bool Conversation::fold(const std::vector<ChatMessage>& dropped, const CancelTok
   return true;
 }
 
-/// A memory block the bounded history already shows is not sent again: every block stays in
-/// the history it was sent with, so repeating it would only grow the prompt. Checked after
-/// bounding, so the block it repeats is still in the prompt; the recorded message is settled
-/// before it is first sent (a fold sends only older turns).
-Status Conversation::dropRepeatedMemoryBlock() {
-  if (memory_block_.empty()) return Status::ok();
-  bool repeated = false;
-  for (std::size_t i = 0; i + 1 < history_.size() && !repeated; ++i) {
-    const auto& m = history_[i];
-    repeated = m.role == Role::kUser && memoryBlockOf(m.content) == memory_block_;
+std::vector<std::string_view> Conversation::shownMemory(std::size_t count) const {
+  std::vector<std::string_view> shown;
+  for (std::size_t i = 0; i < count && i < history_.size(); ++i) {
+    if (history_[i].role == Role::kUser) shown.push_back(memoryBlockOf(history_[i].content));
   }
-  if (!repeated) return Status::ok();
-  std::string sent = withContext({}, now_, user_text_);
+  return shown;
+}
+
+/// The message was recorded without the memory rows the history showed then. Bounding took
+/// messages out of the prompt: rows only they showed are sent again with it. The recorded
+/// message is settled before it is first sent (a fold sends only older turns).
+Status Conversation::showMemoryLeftOut() {
+  std::string block = withoutShownRows(hydrated_, shownMemory(history_.size() - 1));
+  if (block == memory_block_) return Status::ok();
+  memory_block_ = std::move(block);
+  std::string sent = withContext(memory_block_, now_, user_text_);
   if (Status s = messages_.setContent(user_message_id_, sent); !s.isOk()) return s;
   history_.back().content = std::move(sent);
   return Status::ok();

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gantry/cancel.h"
@@ -106,7 +107,9 @@ class Conversation {
   /// the fold fails nothing changes, and the next turn tries again.
   void foldAway(const BoundResult& result, const CancelToken& cancel);
   bool fold(const std::vector<ChatMessage>& dropped, const CancelToken& cancel);
-  Status dropRepeatedMemoryBlock();
+  /// The memory blocks of the user messages among the first count of the history.
+  std::vector<std::string_view> shownMemory(std::size_t count) const;
+  Status showMemoryLeftOut();
 
   store::MessageRepo messages_;
   store::SessionRepo sessions_;
@@ -117,10 +120,14 @@ class Conversation {
   int64_t session_id_ = 0;
   int64_t user_message_id_ = 0;
   bool resumed_ = false;
-  bool tracked_ = true;       ///< the turn is open in the record (recordUser's track)
-  std::string user_text_;     ///< what the user wrote this turn
-  std::string memory_block_;  ///< this turn's hydration block, as hydrated
-  std::string now_;           ///< this turn's `[now]` text
+  bool tracked_ = true;    ///< the turn is open in the record (recordUser's track)
+  std::string user_text_;  ///< what the user wrote this turn
+  std::string hydrated_;   ///< this turn's hydration block, as hydrated
+  /// What the message was sent with: hydrated_ without the rows the history shows. A row
+  /// already in view is not repeated: every block stays in the history it was sent with,
+  /// and repeating rows made most of a bench_host prompt.
+  std::string memory_block_;
+  std::string now_;  ///< this turn's `[now]` text
   std::string summary_;
   std::vector<ChatMessage> history_;
 };

@@ -5,6 +5,7 @@
 using gantry::session::memoryBlockOf;
 using gantry::session::userText;
 using gantry::session::withContext;
+using gantry::session::withoutShownRows;
 
 TEST_CASE("the context tail puts the memory block and the time before the words", "[session]") {
   CHECK(withContext("[memory]\n- (fact) sky: blue\n", "2026-12-01 09:00 (Tuesday), UTC", "hello") ==
@@ -35,4 +36,15 @@ TEST_CASE("the memory block of a sent message is found as it was hydrated", "[se
   CHECK(memoryBlockOf(withContext(block, "t", "hi")) == block);
   CHECK(memoryBlockOf(withContext("", "t", "hi")).empty());
   CHECK(memoryBlockOf("plain words").empty());
+}
+
+TEST_CASE("a memory block keeps only the rows no earlier block shows", "[session]") {
+  const std::string block = "[memory]\n- (fact) sky: blue\n- (person) mom: calls\n- (fact) a: b\n";
+  std::vector<std::string_view> shown{"[memory]\n- (person) mom: calls\n", "",
+                                      "[memory]\n- (fact) a: b\n- (fact) c: d\n"};
+  CHECK(withoutShownRows(block, shown) == "[memory]\n- (fact) sky: blue\n");
+  CHECK(withoutShownRows(block, {}) == block);
+  CHECK(withoutShownRows("[memory]\n- (fact) a: b\n", shown).empty());
+  // A row is a whole line: one that only starts like a shown row is new.
+  CHECK(withoutShownRows("[memory]\n- (fact) a: bc\n", shown) == "[memory]\n- (fact) a: bc\n");
 }

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "session/context_tail.h"
 #include "unit/memory/temp_store.h"
 #include "unit/session/scripted_provider.h"
 
@@ -11,6 +12,7 @@ using gantry::Role;
 using gantry::Status;
 using gantry::session::Conversation;
 using gantry::session::ConversationOptions;
+using gantry::session::memoryBlockOf;
 using gantry::testing::ScriptedProvider;
 using gantry::testing::TempStore;
 
@@ -124,6 +126,42 @@ TEST_CASE("a memory block still in the history is not sent again", "[session]") 
   CHECK(c->history().back().content == "[now] now\n\nsecond");
   CHECK(f.messages.history(f.session).value().back().content == "[now] now\n\nsecond");
   CHECK(c->history().front().content.rfind("[memory]", 0) == 0);
+}
+
+TEST_CASE("memory rows still in the history are not sent again but new ones are", "[session]") {
+  Fixture f(0);
+  auto options = Fixture::options();
+  options.hydrate = [](const std::string& text) {
+    return "[memory]\n- (fact) tea: green\n- (fact) topic: " + text + "\n";
+  };
+  options.now = [] { return "now"; };
+  f.turn("first", options);
+  f.append(Role::kAssistant, "ok");
+  auto c = f.turn("second", options);
+  const std::string sent = "[memory]\n- (fact) topic: second\n\n[now] now\n\nsecond";
+  CHECK(c->history().back().content == sent);
+  CHECK(f.messages.history(f.session).value().back().content == sent);
+  CHECK(memoryBlockOf(c->history().front().content) ==
+        "[memory]\n- (fact) tea: green\n- (fact) topic: first\n");
+}
+
+TEST_CASE("a memory row is sent again once the message that showed it is out of the history",
+          "[session]") {
+  Fixture f(0);
+  auto options = Fixture::options();
+  options.hydrate = [](const std::string& text) {
+    return "[memory]\n- (fact) tea: green\n- (fact) topic: " + text + "\n";
+  };
+  for (const char* text : {"one", "two", "three"}) {
+    f.turn(text, options);
+    f.append(Role::kAssistant, "ok");
+  }
+  f.provider.reply("The user said one.");
+  auto c = f.turn("four", options);  // the bound of six messages folds the first turn away
+  REQUIRE(c->summary() == "The user said one.");
+  const std::string sent = "[memory]\n- (fact) tea: green\n- (fact) topic: four\n\nfour";
+  CHECK(c->history().back().content == sent);
+  CHECK(f.messages.history(f.session).value().back().content == sent);
 }
 
 TEST_CASE("each request's history is a byte-exact prefix of the next turn's", "[session]") {
