@@ -30,7 +30,7 @@ constexpr const char* kActive =
 constexpr std::size_t kMaxQueryWords = 32;
 constexpr std::size_t kMaxSelectiveWords = 8;
 constexpr Poco::Int64 kCommonFloor = 100;
-constexpr Poco::Int64 kDocBudget = 500;
+constexpr Poco::Int64 kDocBudget = 200;
 constexpr std::size_t kMaxCountedWords = 4096;
 
 MemoryRow toRow(const RowTuple& t) {
