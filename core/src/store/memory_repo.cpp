@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "store/db.h"
@@ -186,18 +188,6 @@ struct Match {
   /// The only word left is a common one: the newest hits are taken (FTS5 walks its index
   /// backwards and stops at the limit) instead of scoring every hit, with relevance 0.
   bool broad = false;
-
-  // bm25 through FTS5's rank column: FTS5 scores and sorts its hits itself, once each, and
-  // the join reads only the rows the limit keeps (ORDER BY bm25() scored each hit twice and
-  // carried every joined row through SQLite's sorter).
-  std::string relevance() const { return broad ? "0.0" : "-memory_fts.rank"; }
-  // The subject column weighs twice the content column in bm25.
-  std::string rankClause() const {
-    return broad ? "" : " AND memory_fts.rank MATCH 'bm25(2.0, 1.0)'";
-  }
-  std::string order() const {
-    return broad ? " ORDER BY memory_fts.rowid DESC" : " ORDER BY memory_fts.rank";
-  }
 };
 
 // The match for query: every word for kAllWords, the informative ones for kAnyWord.
@@ -209,6 +199,89 @@ Match matchFor(PreparedCache& cache, std::string_view query, MatchMode mode, Wor
   }
   match.expression = joinWords(words, mode);
   return match;
+}
+
+// match's hits, best first: bm25 (the subject column weighing twice the content) computed
+// once a hit, in FTS5's index order, and sorted here; ties go to the newer row. Ordering by
+// FTS5's rank instead made it prepare a sorting statement for every query and carry each hit
+// through a temporary b-tree (bench_memory, 10k rows: fts-match 0.46 -> 0.33 ms).
+std::vector<std::pair<double, int64_t>> scoredHits(PreparedCache& cache, const Match& match) {
+  Query hits(cache,
+             "SELECT rowid, -bm25(memory_fts, 2.0, 1.0) FROM memory_fts WHERE memory_fts MATCH ?");
+  hits.bind(match.expression);
+  std::vector<std::pair<double, int64_t>> scored;
+  while (hits.step()) scored.emplace_back(hits.real(1), hits.integer(0));
+  std::sort(scored.begin(), scored.end(), std::greater<>());
+  return scored;
+}
+
+// The ids as a JSON array, for `IN (SELECT value FROM json_each(?))`: one prepared statement
+// whatever their number.
+std::string jsonIds(const std::vector<std::pair<double, int64_t>>& scored, std::size_t from,
+                    std::size_t to) {
+  std::string ids = "[";
+  for (std::size_t i = from; i < to; ++i) {
+    if (i > from) ids += ',';
+    ids += std::to_string(scored[i].second);
+  }
+  return ids + "]";
+}
+
+// The rows of the best hits, up to limit, best first, with their relevance. Rows are read for
+// as many ids as are still wanted (only active rows when active_at is set); the next ids only
+// when some fell out.
+std::vector<MemoryRow> bestRows(PreparedCache& cache, const Match& match, int limit,
+                                std::optional<int64_t> active_at) {
+  const auto scored = scoredHits(cache, match);
+  const std::string sql = std::string("SELECT ") + kColumns +
+                          ", 0.0 FROM memory m WHERE m.id IN (SELECT value FROM json_each(?))" +
+                          (active_at ? std::string(" AND ") + kActive : std::string());
+  const auto wanted = static_cast<std::size_t>(limit);
+  std::vector<MemoryRow> out;
+  for (std::size_t next = 0; out.size() < wanted && next < scored.size();) {
+    const std::size_t end = std::min(scored.size(), next + wanted - out.size());
+    Query select(cache, sql.c_str());
+    select.bind(jsonIds(scored, next, end));
+    if (active_at) select.bind(*active_at);
+    std::map<int64_t, MemoryRow> found;
+    while (select.step()) {
+      MemoryRow row = readRow(select);
+      found.emplace(row.id, std::move(row));
+    }
+    for (; next < end; ++next) {
+      auto it = found.find(scored[next].second);
+      if (it == found.end()) continue;
+      it->second.relevance = scored[next].first;
+      out.push_back(std::move(it->second));
+    }
+  }
+  return out;
+}
+
+// The newest hits of a broad match, up to limit (only active rows when active_at is set):
+// FTS5 walks its index backwards and stops at the limit; relevance 0.
+std::vector<MemoryRow> newestRows(PreparedCache& cache, const Match& match, int limit,
+                                  std::optional<int64_t> active_at) {
+  const std::string sql = std::string("SELECT ") + kColumns +
+                          ", 0.0 FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid "
+                          "WHERE memory_fts MATCH ?" +
+                          (active_at ? std::string(" AND ") + kActive : std::string()) +
+                          " ORDER BY memory_fts.rowid DESC LIMIT ?";
+  Query select(cache, sql.c_str());
+  select.bind(match.expression);
+  if (active_at) select.bind(*active_at);
+  select.bind(int64_t{limit});
+  return readRows(select);
+}
+
+// The rows for query, up to limit, best first (only active rows when active_at is set).
+std::vector<MemoryRow> matchingRows(PreparedCache& cache, std::string_view query, MatchMode mode,
+                                    WordCounts& counts, int limit,
+                                    std::optional<int64_t> active_at) {
+  Match match = matchFor(cache, query, mode, counts);
+  if (match.expression.empty()) return {};
+  return match.broad ? newestRows(cache, match, limit, active_at)
+                     : bestRows(cache, match, limit, active_at);
 }
 
 // The ids of row `id` and of every row it transitively superseded.
@@ -275,16 +348,7 @@ Result<std::vector<MemoryRow>> MemoryRepo::matchActive(std::string_view query, i
   if (queryWords(query).empty() || limit <= 0) return std::vector<MemoryRow>();
   return locked(
       store_, "memory", "recall", [&](Poco::Data::Session&) -> Result<std::vector<MemoryRow>> {
-        auto& cache = store_.db().prepared;
-        Match match = matchFor(cache, query, mode, word_counts_);
-        if (match.expression.empty()) return std::vector<MemoryRow>();
-        std::string sql = std::string("SELECT ") + kColumns + ", " + match.relevance() +
-                          " FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid "
-                          "WHERE memory_fts MATCH ?" +
-                          match.rankClause() + " AND " + kActive + match.order() + " LIMIT ?";
-        Query select(cache, sql.c_str());
-        select.bind(match.expression).bind(now_ms).bind(int64_t{limit});
-        return readRows(select);
+        return matchingRows(store_.db().prepared, query, mode, word_counts_, limit, now_ms);
       });
 }
 
@@ -292,16 +356,8 @@ Result<std::vector<MemoryRow>> MemoryRepo::search(std::string_view query, int li
   if (queryWords(query).empty() || limit <= 0) return std::vector<MemoryRow>();
   return locked(store_, "memory", "search",
                 [&](Poco::Data::Session&) -> Result<std::vector<MemoryRow>> {
-                  auto& cache = store_.db().prepared;
-                  Match match = matchFor(cache, query, MatchMode::kAnyWord, word_counts_);
-                  if (match.expression.empty()) return std::vector<MemoryRow>();
-                  std::string sql = std::string("SELECT ") + kColumns + ", " + match.relevance() +
-                                    " FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid "
-                                    "WHERE memory_fts MATCH ?" +
-                                    match.rankClause() + match.order() + " LIMIT ?";
-                  Query select(cache, sql.c_str());
-                  select.bind(match.expression).bind(int64_t{limit});
-                  return readRows(select);
+                  return matchingRows(store_.db().prepared, query, MatchMode::kAnyWord,
+                                      word_counts_, limit, std::nullopt);
                 });
 }
 

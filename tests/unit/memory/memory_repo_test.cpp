@@ -263,3 +263,33 @@ TEST_CASE("a search ranks every hit once however many rows the join drops", "[me
   REQUIRE(all.isOk());
   CHECK(ids(all.value()) == std::vector<int64_t>{best, old, next});
 }
+
+TEST_CASE("a recall reads further hits while the best ones are not active", "[memory]") {
+  TempStore temp;
+  MemoryRepo repo(temp.store());
+  int64_t other = put(repo, "fact", "elsewhere", "unrelated words");
+  std::vector<int64_t> by_rank;  // six words each: more of them "harbour", a higher bm25
+  for (int k = 6; k >= 1; --k) {
+    std::string content;
+    for (int i = 0; i < 6; ++i) content += i < k ? "harbour " : "quay ";
+    by_rank.push_back(put(repo, "fact", "note", content));
+  }
+  for (int i = 0; i < 4; ++i) REQUIRE(repo.supersede(by_rank[i], other).isOk());
+  auto rows = repo.matchActive("harbour", 2, nowMs());
+  REQUIRE(rows.isOk());
+  CHECK(ids(rows.value()) == std::vector<int64_t>{by_rank[4], by_rank[5]});
+  CHECK(rows.value()[0].relevance > rows.value()[1].relevance);
+  auto all = repo.search("harbour", 3);  // the operator's search sees superseded rows too
+  REQUIRE(all.isOk());
+  CHECK(ids(all.value()) == std::vector<int64_t>{by_rank[0], by_rank[1], by_rank[2]});
+}
+
+TEST_CASE("hits of equal relevance come newest first", "[memory]") {
+  TempStore temp;
+  MemoryRepo repo(temp.store());
+  int64_t first = put(repo, "fact", "lamp", "the brass lamp");
+  int64_t second = put(repo, "fact", "lamp", "the brass lamp");
+  auto rows = repo.matchActive("lamp", 5, nowMs());
+  REQUIRE(rows.isOk());
+  CHECK(ids(rows.value()) == std::vector<int64_t>{second, first});
+}
