@@ -93,6 +93,7 @@ class ChatService final : public InboundSink {
   agent::Agent& agent_;
   Channel& channel_;
   TypingPulses typing_;  ///< before workers_: their turns use it
+  store::Store& store_;
   store::MessageRepo messages_;
   store::InboxRepo inbox_;
   store::OutboxRepo outbox_;

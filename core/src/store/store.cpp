@@ -185,4 +185,9 @@ int Store::schemaVersion() {
   return userVersion(handle(*db_));
 }
 
+void Store::releaseMemory() {
+  std::lock_guard lock(mutex_);
+  sqlite3_db_release_memory(handle(*db_));
+}
+
 }  // namespace gantry::store

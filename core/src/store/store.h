@@ -49,6 +49,9 @@ class Store {
 
   /// The schema version after migrations (PRAGMA user_version).
   int schemaVersion();
+  /// Frees the page cache's unused pages, for a process going idle: they stay allocated,
+  /// and dirty in the heap, until the cache is shrunk.
+  void releaseMemory();
   const std::string& path() const { return path_; }
 
   /// For repositories in store/ only.

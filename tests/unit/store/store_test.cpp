@@ -1,11 +1,13 @@
 #include "store/store.h"
 
+#include <Poco/Data/SQLite/Utility.h>
 #include <sqlite3.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
+#include "store/db.h"
 #include "store/kv_repo.h"
 #include "store/migrations.h"
 
@@ -157,4 +159,25 @@ TEST_CASE("quick_check runs after an unclean stop or when asked, not after a cle
   CHECK(unclean.status().message().find("failed PRAGMA quick_check") != std::string::npos);
   CHECK(unclean.status().message().find(path.string()) != std::string::npos);
   CHECK(fs::file_size(path) == before);
+}
+
+TEST_CASE("releasing memory empties the page cache and the store goes on working", "[store]") {
+  auto path = tempDb("release.db");
+  auto store = Store::open(path.string());
+  REQUIRE(store.isOk());
+  gantry::store::KvRepo kv(*store.value());
+  for (int i = 0; i < 50; ++i) {
+    REQUIRE(kv.set("test", "key" + std::to_string(i), std::string(500, 'v')).isOk());
+  }
+  auto cacheUsed = [&] {
+    int used = 0, highwater = 0;
+    sqlite3* db = Poco::Data::SQLite::Utility::dbHandle(store.value()->db().session);
+    sqlite3_db_status(db, SQLITE_DBSTATUS_CACHE_USED, &used, &highwater, 0);
+    return used;
+  };
+  const int before = cacheUsed();
+  REQUIRE(before > 0);
+  store.value()->releaseMemory();
+  CHECK(cacheUsed() < before);
+  CHECK(kv.get("test", "key7") == std::string(500, 'v'));
 }
