@@ -138,6 +138,7 @@ std::vector<std::string> selectiveWords(PreparedCache& cache, const std::vector<
     counts.docs.clear();
     counts.max_id = rows;
   }
+  if (rows == 0) return {};  // no row to match: no word is counted (nor kept counted)
   Poco::Int64 common = std::min(std::max<Poco::Int64>(kCommonFloor, rows / 20), kDocBudget);
   std::vector<std::pair<Poco::Int64, std::string>> ranked;
   for (const auto& word : words) {
