@@ -16,6 +16,7 @@
 #include "store/session_repo.h"
 #include "tools/call_schema.h"
 #include "tools/hardening.h"
+#include "tools/naming.h"
 
 namespace gantry::agent {
 namespace {
@@ -376,8 +377,8 @@ class Agent::Turn {
   /// What the chat's next turn starts with, estimated part by part, for `gantry tokens`.
   void recordStandingPrompt() {
     if (!request_.track || !conversation_.sessionId()) return;
-    StandingPrompt prompt{persona_, listing_, conversation_.summary(), conversation_.history(),
-                          a_.schemasByServer(request_.chat_id)};
+    StandingPrompt prompt{persona_, listing_, conversation_.summary(),
+                          historySize(conversation_.history()), a_.schemaSizes(request_.chat_id)};
     Status s = store::PromptBudgetRepo(a_.store_).save(request_.chat_id, promptBudget(prompt),
                                                        store::nowMs());
     if (!s.isOk()) log::warn("prompt_budget_not_recorded", {{"error", s.message()}});
@@ -428,28 +429,32 @@ std::string Agent::persona() {
   return persona_;
 }
 
-std::map<std::string, std::vector<ToolSchema>> Agent::schemasByServer(
-    const std::string& chat_id) const {
+std::map<std::string, PartSize> Agent::schemaSizes(const std::string& chat_id) const {
   std::map<std::string, std::string> server_of;
   for (const auto* source : catalog_.sources()) {
     for (const auto& tool : source->tools()) server_of[tool.name] = source->server();
   }
-  std::map<std::string, std::vector<ToolSchema>> grouped;
+  std::map<std::string, PartSize> sizes;
   auto published = publication_ ? publication_->schemas(chat_id) : catalog_.schemas();
-  for (auto& schema : published) grouped[server_of[schema.name]].push_back(schema);
-  return grouped;
+  for (const auto& schema : published) {
+    PartSize& size = sizes[server_of[schema.name]];
+    ++size.count;
+    size.est_tokens +=
+        tools::estimateTokens(schema.name, schema.description, schema.parameters_json);
+  }
+  return sizes;
 }
 
 StandingPrompt Agent::standingPrompt(const std::string& chat_id) {
   StandingPrompt prompt;
   prompt.persona = persona();
   if (publication_) prompt.listing = publication_->listingBlock();
-  prompt.schemas = schemasByServer(chat_id);
+  prompt.schemas = schemaSizes(chat_id);
   store::MessageRepo messages(store_);
   auto session = messages.session(chat_id);
   if (!session.isOk()) return prompt;
   if (auto history = messages.history(session.value()); history.isOk()) {
-    prompt.history = std::move(history.value());
+    prompt.history = historySize(history.value());
   }
   if (auto summary = store::SessionRepo(store_).summary(session.value()); summary.isOk()) {
     prompt.summary = summary.value();

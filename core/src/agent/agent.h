@@ -100,8 +100,8 @@ class Agent {
  private:
   class Turn;
   std::string persona();
-  /// The chat's published schemas by server ("" holds the built-ins).
-  std::map<std::string, std::vector<ToolSchema>> schemasByServer(const std::string& chat_id) const;
+  /// The size of the chat's published schemas by server ("" holds the built-ins).
+  std::map<std::string, PartSize> schemaSizes(const std::string& chat_id) const;
 
   Provider& provider_;
   tools::Catalog& catalog_;

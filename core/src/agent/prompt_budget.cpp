@@ -10,33 +10,37 @@ namespace {
 
 std::size_t textTokens(const std::string& text) { return (text.size() + 3) / 4; }
 
-std::size_t schemaTokens(const std::vector<ToolSchema>& schemas) {
-  std::size_t tokens = 0;
-  for (const auto& s : schemas)
-    tokens += tools::estimateTokens(s.name, s.description, s.parameters_json);
-  return tokens;
-}
-
 std::string count(std::size_t n, const char* what) {
   return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
 }
 
 }  // namespace
 
+PartSize historySize(const std::vector<ChatMessage>& messages) {
+  return {messages.size(), static_cast<std::size_t>(session::estimateTokens(messages))};
+}
+
+PartSize schemaSize(const std::vector<ToolSchema>& schemas) {
+  PartSize size{schemas.size(), 0};
+  for (const auto& s : schemas) {
+    size.est_tokens += tools::estimateTokens(s.name, s.description, s.parameters_json);
+  }
+  return size;
+}
+
 std::vector<BudgetRow> promptBudget(const StandingPrompt& prompt) {
   std::vector<BudgetRow> rows;
   rows.push_back({"persona", textTokens(prompt.persona), ""});
   rows.push_back({"tool framing", textTokens(kToolFraming), ""});
   if (!prompt.listing.empty()) rows.push_back({"server listing", textTokens(prompt.listing), ""});
-  for (const auto& [server, schemas] : prompt.schemas) {
+  for (const auto& [server, size] : prompt.schemas) {
     rows.push_back({"schemas " + (server.empty() ? std::string("built-in") : server),
-                    schemaTokens(schemas), count(schemas.size(), "tool")});
+                    size.est_tokens, count(size.count, "tool")});
   }
   const std::string summary =
       prompt.summary.empty() ? std::string() : session::summaryBlock(prompt.summary);
   rows.push_back({"summary", textTokens(summary), ""});
-  rows.push_back({"history", static_cast<std::size_t>(session::estimateTokens(prompt.history)),
-                  count(prompt.history.size(), "message")});
+  rows.push_back({"history", prompt.history.est_tokens, count(prompt.history.count, "message")});
   std::size_t total = 0;
   for (const auto& row : rows) total += row.est_tokens;
   rows.push_back({"total", total, ""});

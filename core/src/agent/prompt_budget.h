@@ -13,15 +13,27 @@
 
 namespace gantry::agent {
 
+/// How much of a kind a part holds and its estimated (chars/4) tokens.
+struct PartSize {
+  std::size_t count = 0;
+  std::size_t est_tokens = 0;
+};
+
 /// The parts, as the next turn would send them.
 struct StandingPrompt {
   std::string persona;
   std::string listing;  ///< the lazy tool servers' listing ("" when eager)
   std::string summary;
-  std::vector<ChatMessage> history;
-  /// Published schemas by server; "" holds the built-ins.
-  std::map<std::string, std::vector<ToolSchema>> schemas;
+  PartSize history;  ///< messages
+  /// Published tools by server; "" holds the built-ins.
+  std::map<std::string, PartSize> schemas;
 };
+
+/// The size of messages as the history part counts it.
+PartSize historySize(const std::vector<ChatMessage>& messages);
+
+/// The size of schemas as a schemas part counts it.
+PartSize schemaSize(const std::vector<ToolSchema>& schemas);
 
 /// One part: a label, its estimated tokens, and a detail such as "12 messages".
 using BudgetRow = store::PromptPart;

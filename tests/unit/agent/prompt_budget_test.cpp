@@ -25,10 +25,10 @@ const BudgetRow& row(const std::vector<BudgetRow>& rows, const std::string& part
 TEST_CASE("the prompt budget estimates each part at chars/4 and sums them", "[budget]") {
   StandingPrompt prompt;
   prompt.persona = std::string(400, 'p');
-  prompt.history = {message(Role::kUser, std::string(40, 'u')),
-                    message(Role::kAssistant, std::string(80, 'a'))};
-  prompt.schemas[""] = {{"memory_store", std::string(88, 'd'), "{}"}};  // 102 chars
-  prompt.schemas["garmin"] = {{"garmin__a", "", "{}"}, {"garmin__b", "", "{}"}};
+  prompt.history = historySize({message(Role::kUser, std::string(40, 'u')),
+                                message(Role::kAssistant, std::string(80, 'a'))});
+  prompt.schemas[""] = schemaSize({{"memory_store", std::string(88, 'd'), "{}"}});  // 102 chars
+  prompt.schemas["garmin"] = schemaSize({{"garmin__a", "", "{}"}, {"garmin__b", "", "{}"}});
   auto rows = promptBudget(prompt);
   CHECK(row(rows, "persona").est_tokens == 100);
   CHECK(row(rows, "schemas built-in").est_tokens == 26);
@@ -64,7 +64,7 @@ TEST_CASE("the standing prompt holds the chat's persona, published schemas and h
   REQUIRE(f.run("hello").status.isOk());
   auto prompt = f.agent().standingPrompt("chat");
   CHECK(prompt.persona == "You are a test.");
-  CHECK(prompt.history.size() == 2);
+  CHECK(prompt.history.count == 2);
   REQUIRE(prompt.schemas.count("") == 1);
-  CHECK(prompt.schemas.at("").size() == 4);  // every fixture tool is a built-in here
+  CHECK(prompt.schemas.at("").count == 4);  // every fixture tool is a built-in here
 }
