@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include "e2e/support/gantry_process.h"
 #include "gantry/abi.h"
@@ -268,6 +269,20 @@ TEST_CASE("gantry status does not call a just-started instance's channel failing
   CHECK(g.wait(20s) == 0);
 }
 
+TEST_CASE("operator commands on a file with no gantry schema say so and leave it empty", "[e2e]") {
+  Workspace ws("noschema");
+  auto env = gantry::e2e::stdioEnv(ws, 1);
+  ws.write("data/gantry.db", "");  // new, or left by a start that never got as far
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"status"}, {"search", "tea"}, {"memory", "list"}, {"tokens"}, {"doctor"}}) {
+    auto run = runGantry(env, "", args);
+    INFO(args.front() << ": " << run.err);
+    CHECK(run.code == 1);
+    CHECK(run.err.find("holds no gantry data yet") != std::string::npos);
+  }
+  CHECK(std::filesystem::file_size(ws.data() + "/gantry.db") == 0);
+}
+
 TEST_CASE("version and help answer without configuration", "[e2e]") {
   auto version = runGantry({}, "", {"version"});
   CHECK(version.code == 0);
@@ -412,6 +427,7 @@ TEST_CASE("the start after a kill runs quick_check; the start after a clean stop
   auto first = runGantry(env, "hello\n");  // a new file has no clean-stop mark
   REQUIRE(first.code == 0);
   CHECK(first.err.find(checked) != std::string::npos);
+  CHECK(first.err.find(R"("reason":"new file")") != std::string::npos);
   auto clean = runGantry(env, "hello again\n");
   REQUIRE(clean.code == 0);
   CHECK(clean.err.find(checked) == std::string::npos);
@@ -424,5 +440,6 @@ TEST_CASE("the start after a kill runs quick_check; the start after a clean stop
   auto after_kill = runGantry(env, "still there?\n");
   CHECK(after_kill.code == 0);
   CHECK(after_kill.err.find(checked) != std::string::npos);
+  CHECK(after_kill.err.find(R"("reason":"no clean stop")") != std::string::npos);
   CHECK(after_kill.out == "echo: still there?\n");
 }

@@ -99,8 +99,9 @@ std::unique_ptr<store::Store> openStore(const config::Config& config, store::Acc
     return nullptr;
   }
   auto store = store::Store::open(path, access);
-  if (!store.isOk()) {
-    std::cerr << "gantry: " << store.status().message() << "\n";
+  Status usable = store.isOk() ? store.value()->requireSchema() : store.status();
+  if (!usable.isOk()) {
+    std::cerr << "gantry: " << usable.message() << "\n";
     return nullptr;
   }
   return std::move(store.value());

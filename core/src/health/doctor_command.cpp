@@ -68,7 +68,10 @@ int doctorCommand(const std::vector<std::string>& args) {
   // Only a repair, with no instance running, may bring the schema up to date.
   auto store = store::Store::open(path, repair ? store::Access::kOwner : store::Access::kNoSchema,
                                   store::Check::kAlways);
-  if (!store.isOk()) return std::cerr << "gantry: " << store.status().message() << "\n", 1;
+  Status usable = !store.isOk() ? store.status()
+                  : repair      ? Status::ok()
+                                : store.value()->requireSchema();
+  if (!usable.isOk()) return std::cerr << "gantry: " << usable.message() << "\n", 1;
   return check(*store.value(), repair);
 }
 

@@ -58,7 +58,8 @@ int statusCommand(const std::vector<std::string>& args) {
   auto path = (fs::path(config->data_dir) / "gantry.db").string();
   if (!fs::exists(path)) return std::cerr << "gantry: no database at " << path << "\n", 1;
   auto store = store::Store::open(path, store::Access::kReadOnly);
-  if (!store.isOk()) return std::cerr << "gantry: " << store.status().message() << "\n", 1;
+  Status usable = store.isOk() ? store.value()->requireSchema() : store.status();
+  if (!usable.isOk()) return std::cerr << "gantry: " << usable.message() << "\n", 1;
   auto hb = store::HeartbeatRepo(*store.value()).read();
   if (!hb.isOk()) return std::cerr << "gantry: " << hb.status().message() << "\n", 1;
   if (!hb->has_value()) return std::cerr << "gantry: no heartbeat yet in " << path << "\n", 1;

@@ -90,8 +90,8 @@ Status checkIfNeeded(sqlite3* h, const std::string& path, Access access, Check c
   if (!clean || check == Check::kAlways) {
     // The daemon's start says why it reads the whole file; operator commands stay quiet.
     if (owner) {
-      log::info("store_quick_check",
-                {{"path", path}, {"reason", clean ? "asked" : "no clean stop"}});
+      const char* reason = clean ? "asked" : userVersion(h) == 0 ? "new file" : "no clean stop";
+      log::info("store_quick_check", {{"path", path}, {"reason", reason}});
     }
     if (Status s = quickCheck(h, path); !s.isOk()) return s;
   }
@@ -183,6 +183,13 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, Access acces
 int Store::schemaVersion() {
   std::lock_guard lock(mutex_);
   return userVersion(handle(*db_));
+}
+
+Status Store::requireSchema() {
+  if (schemaVersion() > 0) return Status::ok();
+  return Status::error("store: " + path_ +
+                       " holds no gantry data yet (schema version 0): `gantry run` with this "
+                       "DATA_DIR creates it");
 }
 
 void Store::releaseMemory() {

@@ -49,6 +49,9 @@ class Store {
 
   /// The schema version after migrations (PRAGMA user_version).
   int schemaVersion();
+  /// For operator commands, which never create the schema: an error naming the file when it
+  /// has none (a new file, or not gantry's), instead of "no such table" from the first query.
+  Status requireSchema();
   /// Frees the page cache's unused pages, for a process going idle: they stay allocated,
   /// and dirty in the heap, until the cache is shrunk.
   void releaseMemory();

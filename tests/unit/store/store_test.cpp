@@ -181,3 +181,17 @@ TEST_CASE("releasing memory empties the page cache and the store goes on working
   CHECK(cacheUsed() < before);
   CHECK(kv.get("test", "key7") == std::string(500, 'v'));
 }
+
+TEST_CASE("a file without gantry's schema is named by operator commands", "[store]") {
+  auto path = tempDb("noschema.db");
+  { std::ofstream touch(path); }
+  auto store = Store::open(path.string(), Access::kReadOnly);
+  REQUIRE(store.isOk());
+  auto refused = store.value()->requireSchema();
+  REQUIRE_FALSE(refused.isOk());
+  CHECK(refused.message().find(path.string()) != std::string::npos);
+  CHECK(refused.message().find("no gantry data yet") != std::string::npos);
+  auto owner = Store::open(tempDb("schema.db").string());
+  REQUIRE(owner.isOk());
+  CHECK(owner.value()->requireSchema().isOk());
+}
