@@ -106,8 +106,7 @@ void writeMessage(Writer& w, const ChatMessage& message) {
   w.EndObject();
 }
 
-void writeTools(Writer& w, const std::vector<ToolSchema>& tools) {
-  w.Key("tools");
+void writeToolArray(Writer& w, const std::vector<ToolSchema>& tools) {
   w.StartArray();
   for (const ToolSchema& tool : tools) {
     w.StartObject();
@@ -126,7 +125,6 @@ void writeTools(Writer& w, const std::vector<ToolSchema>& tools) {
     w.EndObject();
   }
   w.EndArray();
-  writeField(w, "tool_choice", "auto");
 }
 
 Status writeResponseFormat(Writer& w, const std::string& schema_json) {
@@ -200,6 +198,13 @@ Status readMessage(const rapidjson::Value& message, ChatResponse* response) {
 
 }  // namespace
 
+std::string encodeTools(const std::vector<ToolSchema>& tools) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  writeToolArray(w, tools);
+  return {buffer.GetString(), buffer.GetSize()};
+}
+
 Result<std::string> encodeRequest(const ChatRequest& request, const RequestOptions& options) {
   // Reused per thread: a fresh buffer for every request costs more in page faults than the
   // encoding itself.
@@ -214,7 +219,16 @@ Result<std::string> encodeRequest(const ChatRequest& request, const RequestOptio
     for (const ChatMessage& message : *request.messages) writeMessage(w, message);
   }
   w.EndArray();
-  if (request.tools != nullptr && !request.tools->empty()) writeTools(w, *request.tools);
+  if (request.tools && !request.tools->empty()) {
+    w.Key("tools");
+    if (options.encoded_tools != nullptr) {
+      w.RawValue(options.encoded_tools->data(), options.encoded_tools->size(),
+                 rapidjson::kArrayType);
+    } else {
+      writeToolArray(w, *request.tools);
+    }
+    writeField(w, "tool_choice", "auto");
+  }
   if (!request.response_schema_json.empty()) {
     Status status = writeResponseFormat(w, request.response_schema_json);
     if (!status.isOk()) return status;

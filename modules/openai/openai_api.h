@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gantry/provider.h"
 #include "gantry/status.h"
@@ -16,7 +17,13 @@ struct RequestOptions {
   std::string_view model;
   int max_tokens = 4096;  ///< 0: max_tokens is left out (the server's default applies)
   bool stream = false;    ///< also asks for usage in the stream (stream_options)
+  /// encodeTools(*request.tools) when the caller kept it from an earlier call with the same
+  /// list; null: encoded here.
+  const std::string* encoded_tools = nullptr;
 };
+
+/// The request's "tools" array for tools, encoded as encodeRequest sends it.
+std::string encodeTools(const std::vector<ToolSchema>& tools);
 
 /// Encodes the POST body of /chat/completions. Tool parameters_json must be a JSON object
 /// (empty means "no parameters"); it is copied verbatim. Fails only when

@@ -124,13 +124,26 @@ OpenAiProvider::OpenAiProvider(Host& host, OpenAiConfig config)
   path_ = uri.getPathAndQuery();
 }
 
+// The published list changes only with the catalog; encoding it for every call cost more
+// than the rest of the request's small messages.
+std::shared_ptr<const std::string> OpenAiProvider::encodedTools(const ToolList& tools) {
+  if (!tools || tools->empty()) return nullptr;
+  std::lock_guard lock(tools_mutex_);
+  if (tools != encoded_list_) {
+    encoded_tools_ = std::make_shared<const std::string>(encodeTools(*tools));
+    encoded_list_ = tools;
+  }
+  return encoded_tools_;
+}
+
 Result<ChatResponse> OpenAiProvider::chat(const ChatRequest& request,
                                           const StreamCallbacks* callbacks,
                                           const CancelToken& cancel) noexcept {
   return guard("model", [&]() -> Result<ChatResponse> {
     Call call(request, callbacks, cancel, seconds(config_.timeout_seconds));
+    const auto tools = encodedTools(request.tools);
     Result<std::string> body =
-        encodeRequest(request, {config_.model, config_.max_tokens, request.stream});
+        encodeRequest(request, {config_.model, config_.max_tokens, request.stream, tools.get()});
     if (!body.isOk()) return body.status();
     call.body = std::move(body.value());
     Result<ChatResponse> result = run(call);

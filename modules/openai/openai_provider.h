@@ -5,6 +5,7 @@
 #include <chrono>
 #include <istream>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "Poco/Net/HTTPClientSession.h"
@@ -55,12 +56,17 @@ class OpenAiProvider final : public Provider {
   Status httpFailure(Call& call, const Poco::Net::HTTPResponse& response, std::istream& in);
   Status bodyFailure(const std::string& detail) const;
   void logCall(const Call& call, const Result<ChatResponse>& result);
+  /// encodeTools(*tools), kept while the same list comes back; null for no tools.
+  std::shared_ptr<const std::string> encodedTools(const ToolList& tools);
 
   Host& host_;
   OpenAiConfig config_;
   std::string scheme_, host_name_, path_;
   unsigned short port_ = 0;
   SessionPool pool_;
+  std::mutex tools_mutex_;
+  ToolList encoded_list_;  ///< held, so its address stays its own
+  std::shared_ptr<const std::string> encoded_tools_;
 };
 
 /// The module's factory: reads the configuration and builds the provider. Returns null and

@@ -35,13 +35,14 @@ class FakeToolSource final : public tools::ToolSource {
   /// Replaces the tools (a server coming up late). Not while other threads read tools().
   void setNames(std::vector<std::string> names) { names_ = std::move(names); }
 
-  std::vector<ToolSchema> tools() const override {
+  /// A new list each call: the fields above may change between calls.
+  ToolList tools() const override {
     std::vector<ToolSchema> schemas;
     for (const auto& name : names_) {
       schemas.push_back(
           {name, "fake tool " + name + schema_version, R"({"type":"object","properties":{}})"});
     }
-    return schemas;
+    return makeToolList(std::move(schemas));
   }
 
   tools::ToolResult call(const std::string& name, const std::string& arguments_json,

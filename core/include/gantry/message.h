@@ -2,6 +2,7 @@
 /// Value types that cross the module boundary: chat messages, tool calls, images.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,15 @@ struct ToolSchema {
   std::string description;
   std::string parameters_json;
 };
+
+/// Tool schemas that never change once made, never null. Whoever hands one out hands out the
+/// same list while its tools stay the same, so "unchanged" is told by the pointer alone (the
+/// holder keeps it alive, so the address cannot be reused meanwhile).
+using ToolList = std::shared_ptr<const std::vector<ToolSchema>>;
+
+inline ToolList makeToolList(std::vector<ToolSchema> schemas = {}) {
+  return std::make_shared<const std::vector<ToolSchema>>(std::move(schemas));
+}
 
 /// A message received by a channel from an allowlisted sender.
 struct InboundMessage {

@@ -16,7 +16,9 @@ namespace gantry {
 /// One model call. Pointers are valid for the duration of chat() only.
 struct ChatRequest {
   const std::vector<ChatMessage>* messages = nullptr;
-  const std::vector<ToolSchema>* tools = nullptr;  ///< null or empty: no tools offered
+  /// null or empty: no tools offered. The same list while the published tools stay the
+  /// same, so a provider may keep its encoding of the list for as long as it keeps the list.
+  ToolList tools;
   /// When non-empty, a JSON Schema (serialized) the reply must follow, sent as
   /// response_format {type: json_schema}; used for grammar-constrained tool-name retries.
   std::string response_schema_json;

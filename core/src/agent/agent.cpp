@@ -5,6 +5,8 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string_view>
+#include <unordered_set>
 
 #include "agent/prompt.h"
 #include "agent/reply_gate.h"
@@ -154,7 +156,7 @@ class Agent::Turn {
     auto schemas = publishedSchemas();
     ChatRequest request;
     request.messages = &prompt;
-    request.tools = tools_on ? &schemas : nullptr;
+    if (tools_on) request.tools = schemas;
     request.response_schema_json = tools_on ? "" : constrainedSchema();
     if (!request.response_schema_json.empty()) repairs_.push_back({"constrained_retry", {}});
     request.stream = a_.options_.stream;
@@ -167,7 +169,7 @@ class Agent::Turn {
     const CancelToken& token = last ? cancel_ : *steps_cancel_;
     auto response = a_.provider_.chat(request, request.stream ? &callbacks : nullptr, token);
     ++result_.model_calls;
-    logModelCall(response, prompt, tools_on ? schemas.size() : 0);
+    logModelCall(response, prompt, tools_on ? schemas->size() : 0);
     if (response.isOk()) {
       if (result_.model_calls == 1) first_token_ms_ = response->first_token_ms;
       model_ms_ += response->dur_ms;
@@ -178,7 +180,7 @@ class Agent::Turn {
   }
 
   /// Read again for every call: a server enabled in this turn joins from the next call on.
-  std::vector<ToolSchema> publishedSchemas() const {
+  ToolList publishedSchemas() const {
     return a_.publication_ ? a_.publication_->schemas(request_.chat_id) : a_.catalog_.schemas();
   }
 
@@ -186,15 +188,15 @@ class Agent::Turn {
   std::string constrainedSchema() const {
     if (constrained_.empty()) return {};
     std::vector<ToolSchema> candidates;
-    auto published = publishedSchemas();
+    const ToolList published = publishedSchemas();
     auto named = [](const std::vector<ToolSchema>& list, const std::string& name) {
       return std::find_if(list.begin(), list.end(),
                           [&](const ToolSchema& s) { return s.name == name; });
     };
     for (const auto& name : constrained_) {
       if (named(candidates, name) != candidates.end()) continue;  // an enum lists each once
-      auto it = named(published, name);
-      candidates.push_back(it != published.end() ? *it : ToolSchema{name, {}, {}});
+      auto it = named(*published, name);
+      candidates.push_back(it != published->end() ? *it : ToolSchema{name, {}, {}});
     }
     return tools::toolCallSchema(candidates);
   }
@@ -430,17 +432,18 @@ std::string Agent::persona() {
 }
 
 std::map<std::string, PartSize> Agent::schemaSizes(const std::string& chat_id) const {
-  std::map<std::string, std::string> server_of;
-  for (const auto* source : catalog_.sources()) {
-    for (const auto& tool : source->tools()) server_of[tool.name] = source->server();
-  }
+  const ToolList published = publication_ ? publication_->schemas(chat_id) : catalog_.schemas();
+  std::unordered_set<std::string_view> names;
+  for (const auto& schema : *published) names.insert(schema.name);
   std::map<std::string, PartSize> sizes;
-  auto published = publication_ ? publication_->schemas(chat_id) : catalog_.schemas();
-  for (const auto& schema : published) {
-    PartSize& size = sizes[server_of[schema.name]];
-    ++size.count;
-    size.est_tokens +=
-        tools::estimateTokens(schema.name, schema.description, schema.parameters_json);
+  for (const auto* source : catalog_.sources()) {
+    const ToolList tools = source->tools();
+    for (const auto& tool : *tools) {
+      if (names.count(tool.name) == 0) continue;
+      PartSize& size = sizes[source->server()];
+      ++size.count;
+      size.est_tokens += tools::estimateTokens(tool.name, tool.description, tool.parameters_json);
+    }
   }
   return sizes;
 }

@@ -105,7 +105,7 @@ class Daemon {
     log::info("ready", {{"channel", config_.channel},
                         {"provider", config_.provider},
                         {"model", provider_->model()},
-                        {"tools", std::to_string(catalog_.schemas().size())}});
+                        {"tools", std::to_string(catalog_.schemas()->size())}});
   }
 
   void openStore() {
@@ -159,7 +159,7 @@ class Daemon {
     out.set("model", provider_->model());
     out.set("channel", config_.channel);
     out.set("uptime_s", (store::nowMs() - started_) / 1000);
-    out.set("tools", static_cast<int64_t>(catalog_.schemas().size()));
+    out.set("tools", static_cast<int64_t>(catalog_.schemas()->size()));
     out.set("tasks_running", tasks_ ? tasks_->running() : 0);
     auto pending = approvals_->pending();
     out.set("approvals_pending", pending.isOk() ? static_cast<int64_t>(pending->size()) : 0);

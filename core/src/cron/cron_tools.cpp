@@ -38,18 +38,21 @@ CronTools::CronTools(store::Store& store, Zone zone, int max_jobs, Clock clock)
     : repo_(store),
       zone_(std::move(zone)),
       max_jobs_(max_jobs),
-      clock_(clock ? std::move(clock) : Clock(store::nowMs)) {}
+      clock_(clock ? std::move(clock) : Clock(store::nowMs)),
+      tools_(schemas(zone_)) {}
 
-std::vector<ToolSchema> CronTools::tools() const {
-  return {
+ToolList CronTools::tools() const { return tools_; }
+
+ToolList CronTools::schemas(const Zone& zone) {
+  return makeToolList({
       {"cron_add",
        "Schedule a future turn: at each run, prompt is executed as a new turn in this chat and "
        "the reply is sent here. Times are local to " +
-           zone_.name + ". One-shot times run once and are then removed.",
+           zone.name + ". One-shot times run once and are then removed.",
        kAddParameters},
       {"cron_list", "List the scheduled jobs of this chat with their next run.", kListParameters},
       {"cron_remove", "Remove a scheduled job of this chat by id.", kRemoveParameters},
-  };
+  });
 }
 
 ToolResult CronTools::call(const std::string& name, const std::string& arguments_json,

@@ -26,7 +26,7 @@ class CronTools final : public tools::ToolSource {
   CronTools(store::Store& store, Zone zone, int max_jobs, Clock clock = nullptr);
 
   /// cron_add, cron_list, cron_remove with fixed JSON Schemas (byte-identical across calls).
-  std::vector<ToolSchema> tools() const override;
+  ToolList tools() const override;
   /// Never throws; bad JSON, an invalid schedule, the job limit and store faults come back as
   /// ok=false with a text the model can act on.
   tools::ToolResult call(const std::string& name, const std::string& arguments_json,
@@ -38,11 +38,13 @@ class CronTools final : public tools::ToolSource {
   tools::ToolResult list(const std::string& chat_id);
   tools::ToolResult remove(const Poco::JSON::Object& args, const std::string& chat_id);
   std::string describeNext(const store::CronJob& job) const;
+  static ToolList schemas(const Zone& zone);
 
   store::CronRepo repo_;
   Zone zone_;
   int max_jobs_;
   Clock clock_;
+  ToolList tools_;
 };
 
 }  // namespace gantry::cron

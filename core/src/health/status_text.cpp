@@ -82,17 +82,18 @@ std::string usageLine(const StatusInputs& in) {
   return line + " (UTC day)";
 }
 
-std::vector<ToolSchema> published(const StatusInputs& in, const std::string& chat_id) {
+ToolList published(const StatusInputs& in, const std::string& chat_id) {
   return in.publication ? in.publication->schemas(chat_id) : in.catalog->schemas();
 }
 
 std::string publishedCount(const StatusInputs& in, const std::vector<ToolSchema>& schemas) {
   return std::to_string(schemas.size()) + " published of " +
-         std::to_string(in.catalog->schemas().size());
+         std::to_string(in.catalog->schemas()->size());
 }
 
 std::string statusText(const StatusInputs& in, const std::string& chat_id) {
-  auto schemas = published(in, chat_id);
+  const ToolList list = published(in, chat_id);
+  const auto& schemas = *list;
   std::string text = "model: " + in.provider->model() + " (" + in.config->provider + ")\n";
   text += "uptime: " + formatDuration(store::nowMs() - in.started_ms) + "\n";
   text += sessionLine(in, chat_id) + "\n";
@@ -106,7 +107,8 @@ std::string statusText(const StatusInputs& in, const std::string& chat_id) {
 }
 
 std::string toolsText(const StatusInputs& in, const std::string& chat_id) {
-  auto schemas = published(in, chat_id);
+  const ToolList list = published(in, chat_id);
+  const auto& schemas = *list;
   std::string text = "Tools: " + publishedCount(in, schemas) + ", ~" +
                      std::to_string(schemaTokens(schemas)) + " tokens published (estimate):";
   for (const auto& s : schemas) {

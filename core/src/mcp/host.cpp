@@ -73,7 +73,8 @@ std::string McpHost::describeTools() const {
         << status.tools_published << " of " << status.tools_listed << " tools, ~"
         << status.est_tokens << " est. tokens)\n";
     if (!status.last_error.empty()) out << "  error: " << status.last_error << "\n";
-    for (const auto& tool : server->tools()) {
+    const ToolList tools = server->tools();  // held while iterated
+    for (const auto& tool : *tools) {
       out << "  " << tool.name << "\t~"
           << tools::estimateTokens(tool.name, tool.description, tool.parameters_json)
           << " est. tokens\t" << firstLine(tool.description) << "\n";

@@ -8,9 +8,9 @@ namespace {
 class McpMemoryBackend final : public tools::ToolSource {
  public:
   McpMemoryBackend(McpServer* server, std::vector<ToolSchema> schemas)
-      : server_(server), schemas_(std::move(schemas)) {}
+      : server_(server), schemas_(makeToolList(std::move(schemas))) {}
 
-  std::vector<ToolSchema> tools() const override { return schemas_; }
+  ToolList tools() const override { return schemas_; }
 
   tools::ToolResult call(const std::string& name, const std::string& arguments_json,
                          const tools::CallContext& context) override {
@@ -25,7 +25,7 @@ class McpMemoryBackend final : public tools::ToolSource {
 
  private:
   McpServer* server_;
-  std::vector<ToolSchema> schemas_;
+  ToolList schemas_;
 };
 
 }  // namespace

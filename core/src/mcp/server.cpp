@@ -54,7 +54,7 @@ void McpServer::stop() {
   dropClient(false);
   std::lock_guard lock(mutex_);
   status_.state = ServerState::kStopped;
-  published_.clear();
+  published_ = makeToolList();
 }
 
 bool McpServer::waitFirstAttempt(std::chrono::steady_clock::time_point deadline) const {
@@ -201,7 +201,7 @@ void McpServer::publish(std::vector<RemoteTool> remote) {
   status_.tools_listed = remote.size();
   status_.tools_published = schemas.size();
   status_.est_tokens = tokens;
-  published_ = std::move(schemas);
+  published_ = makeToolList(std::move(schemas));
   // Tools are only published by a connected, initialised client: the server is up.
   status_.state = ServerState::kUp;
   status_.last_error.clear();
@@ -246,7 +246,7 @@ void McpServer::markDown(const std::string& error) {
   }
   status_.state = ServerState::kDown;
   status_.last_error = error;
-  published_.clear();
+  published_ = makeToolList();
   remote_by_published_.clear();
   remote_names_.clear();
 }
@@ -264,7 +264,7 @@ void McpServer::dropClient(bool kill) {
     client->close();
 }
 
-std::vector<ToolSchema> McpServer::tools() const {
+ToolList McpServer::tools() const {
   std::lock_guard lock(mutex_);
   return published_;
 }
@@ -274,7 +274,7 @@ std::string McpServer::summary() const {
   std::string line = spec_.description;
   if (line.empty()) {
     std::lock_guard lock(mutex_);
-    if (!published_.empty()) line = published_.front().description;
+    if (!published_->empty()) line = published_->front().description;
   }
   line = line.substr(0, line.find('\n'));
   if (line.size() <= kMaxChars) return line;

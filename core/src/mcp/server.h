@@ -47,7 +47,7 @@ class McpServer final : public tools::ToolSource {
   /// Waits until the first connection attempt finished (up or failed) or the deadline.
   bool waitFirstAttempt(std::chrono::steady_clock::time_point deadline) const;
 
-  std::vector<ToolSchema> tools() const override;
+  ToolList tools() const override;
   tools::ToolResult call(const std::string& name, const std::string& arguments_json,
                          const tools::CallContext& context) override;
   bool serialized() const override { return spec_.isStdio(); }
@@ -91,7 +91,7 @@ class McpServer final : public tools::ToolSource {
   mutable std::mutex mutex_;
   mutable std::condition_variable wake_;
   std::shared_ptr<Client> client_;
-  std::vector<ToolSchema> published_;
+  ToolList published_ = makeToolList();
   std::map<std::string, std::string> remote_by_published_;
   std::vector<std::string> remote_names_;
   ServerStatus status_;

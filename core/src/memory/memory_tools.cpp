@@ -57,7 +57,10 @@ int64_t expiryFor(std::string_view kind, int64_t now_ms, const MemoryToolOptions
 MemoryTools::MemoryTools(store::MemoryRepo& repo, MemoryToolOptions options)
     : repo_(repo), options_(options) {}
 
-std::vector<ToolSchema> MemoryTools::tools() const { return memoryToolSchemas(); }
+ToolList MemoryTools::tools() const {
+  static const ToolList kTools = makeToolList(memoryToolSchemas());
+  return kTools;
+}
 
 std::vector<ToolSchema> memoryToolSchemas() {
   return {

@@ -35,7 +35,7 @@ class MemoryTools final : public tools::ToolSource {
   explicit MemoryTools(store::MemoryRepo& repo, MemoryToolOptions options = {});
 
   /// memoryToolSchemas().
-  std::vector<ToolSchema> tools() const override;
+  ToolList tools() const override;
   /// Runs one memory tool. Malformed JSON, a missing or wrong-typed argument, an unknown
   /// kind or an unknown tool name come back as ok=false with a text the model can act on.
   tools::ToolResult call(const std::string& name, const std::string& arguments_json,

@@ -44,21 +44,22 @@ std::string dotted(std::string_view name) {
 
 void Catalog::add(ToolSource* source) { sources_.push_back(source); }
 
-std::vector<ToolSchema> Catalog::schemas() const {
+ToolList Catalog::schemas() const {
   std::vector<ToolSchema> all;
   for (const auto* source : sources_) {
     auto tools = source->tools();
-    all.insert(all.end(), tools.begin(), tools.end());
+    all.insert(all.end(), tools->begin(), tools->end());
   }
   std::stable_sort(all.begin(), all.end(),
                    [](const ToolSchema& a, const ToolSchema& b) { return a.name < b.name; });
-  return all;
+  return makeToolList(std::move(all));
 }
 
 Resolution Catalog::resolve(std::string_view requested) const {
   std::vector<Entry> entries;
   for (auto* source : sources_) {
-    for (const auto& tool : source->tools()) {
+    const ToolList tools = source->tools();  // held while iterated
+    for (const auto& tool : *tools) {
       if (tool.name == requested) return {source, tool.name, false, {}};
       entries.push_back({source, tool.name});
     }

@@ -26,8 +26,8 @@ class Catalog {
   /// Adds a source (not owned; must outlive the catalog).
   void add(ToolSource* source);
   /// Published schemas of every source, in a stable order (byte-identical across turns
-  /// while nothing changed).
-  std::vector<ToolSchema> schemas() const;
+  /// while nothing changed); a new list each call.
+  ToolList schemas() const;
   /// Finds the tool a model-written name means: exact, else repaired when exactly one tool
   /// can be meant, else unresolved with the closest candidates.
   Resolution resolve(std::string_view requested) const;

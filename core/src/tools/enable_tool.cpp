@@ -13,12 +13,14 @@ std::string serverNames(const std::vector<ServerListing>& servers) {
 
 }  // namespace
 
-std::vector<ToolSchema> McpEnableTool::tools() const {
-  return {{"mcp_enable",
-           "Publishes the tools of one tool server (listed in the system prompt) from your next "
-           "step on.",
-           R"({"type":"object","properties":{"server":{"type":"string","description":)"
-           R"("the server's name"}},"required":["server"]})"}};
+ToolList McpEnableTool::tools() const {
+  static const ToolList kTools = makeToolList(
+      {{"mcp_enable",
+        "Publishes the tools of one tool server (listed in the system prompt) from your next "
+        "step on.",
+        R"({"type":"object","properties":{"server":{"type":"string","description":)"
+        R"("the server's name"}},"required":["server"]})"}});
+  return kTools;
 }
 
 ToolResult McpEnableTool::call(const std::string&, const std::string& arguments_json,

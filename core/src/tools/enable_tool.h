@@ -15,7 +15,7 @@ class McpEnableTool final : public ToolSource {
  public:
   explicit McpEnableTool(Publication& publication) : publication_(publication) {}
 
-  std::vector<ToolSchema> tools() const override;
+  ToolList tools() const override;
   /// Enables the server for the calling chat; an unknown name gets the real names back.
   ToolResult call(const std::string& name, const std::string& arguments_json,
                   const CallContext& context) override;

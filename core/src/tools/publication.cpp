@@ -73,9 +73,8 @@ void Publication::noteWithheld(const std::string& server, std::size_t tokens) co
                                      {"note", "over TOOL_SCHEMA_MAX_TOKENS; not published"}});
 }
 
-void Publication::admit(const ToolSource& source, std::vector<ToolSchema>& out,
-                        std::size_t* tokens) const {
-  auto tools = source.tools();
+void Publication::admit(const ToolSource& source, const std::vector<ToolSchema>& tools,
+                        std::vector<ToolSchema>& out, std::size_t* tokens) const {
   const std::size_t cost = schemaTokens(tools);
   if (options_.max_tokens > 0 && *tokens + cost > options_.max_tokens) {
     return noteWithheld(source.server(), cost);
@@ -89,12 +88,7 @@ void Publication::admit(const ToolSource& source, std::vector<ToolSchema>& out,
   }
 }
 
-std::vector<const ToolSource*> Publication::eagerOrder() const {
-  std::vector<const ToolSource*> order;
-  {
-    std::lock_guard lock(withheld_mutex_);
-    order = admitted_;
-  }
+std::vector<const ToolSource*> Publication::eagerOrder(std::vector<const ToolSource*> order) const {
   for (const auto* source : catalog_.sources()) {
     if (source->server().empty()) continue;
     if (std::find(order.begin(), order.end(), source) == order.end()) order.push_back(source);
@@ -102,30 +96,42 @@ std::vector<const ToolSource*> Publication::eagerOrder() const {
   return order;
 }
 
-std::vector<ToolSchema> Publication::schemas(const std::string& chat_id) const {
+Publication::Inputs Publication::inputs(const std::string& chat_id) const {
+  Inputs in;
+  for (const auto* source : catalog_.sources()) in.lists.push_back(source->tools());
+  if (options_.mode == PublishMode::kEager) {
+    std::lock_guard lock(withheld_mutex_);
+    in.admitted = admitted_;
+    return in;
+  }
+  std::lock_guard lock(mutex_);
+  for (const auto& h : load(chat_id)) in.held.push_back(h.server);
+  return in;
+}
+
+std::vector<ToolSchema> Publication::compose(const Inputs& in) const {
+  const auto& sources = catalog_.sources();
+  auto listOf = [&](const ToolSource* source) -> const std::vector<ToolSchema>& {
+    auto at = std::find(sources.begin(), sources.end(), source) - sources.begin();
+    return *in.lists[static_cast<std::size_t>(at)];
+  };
   std::vector<ToolSchema> out;
   std::size_t tokens = 0;
-  for (const auto* source : catalog_.sources()) {
-    if (!source->server().empty()) continue;
-    auto tools = source->tools();
-    tokens += schemaTokens(tools);
-    out.insert(out.end(), tools.begin(), tools.end());
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    if (!sources[i]->server().empty()) continue;
+    tokens += schemaTokens(*in.lists[i]);
+    out.insert(out.end(), in.lists[i]->begin(), in.lists[i]->end());
   }
   if (options_.mode == PublishMode::kEager) {
-    for (const auto* source : eagerOrder()) admit(*source, out, &tokens);
+    for (const auto* source : eagerOrder(in.admitted)) admit(*source, listOf(source), out, &tokens);
     sortByName(out);  // as Catalog::schemas() orders everything
     return out;
   }
   sortByName(out);
-  std::vector<Held> held;
-  {
-    std::lock_guard lock(mutex_);
-    held = load(chat_id);
-  }
-  for (const auto& h : held) {
+  for (const auto& server : in.held) {
     std::vector<ToolSchema> block;
-    for (const auto* source : catalog_.sources()) {
-      if (source->server() == h.server) admit(*source, block, &tokens);
+    for (const auto* source : sources) {
+      if (source->server() == server) admit(*source, listOf(source), block, &tokens);
     }
     sortByName(block);
     out.insert(out.end(), block.begin(), block.end());
@@ -133,10 +139,31 @@ std::vector<ToolSchema> Publication::schemas(const std::string& chat_id) const {
   return out;
 }
 
+// Composed again only when a source's list, the chat's enabled servers or the eager order
+// changed: every model call asks, and composing copied and sorted every schema.
+ToolList Publication::schemas(const std::string& chat_id) const {
+  Inputs in = inputs(chat_id);
+  {
+    std::lock_guard lock(cache_mutex_);
+    if (cached_ && cached_inputs_ == in) return cached_;
+  }
+  ToolList composed = makeToolList(compose(in));
+  if (options_.mode == PublishMode::kEager) {
+    // Composing admits the servers it published; with them first it composes the same.
+    std::lock_guard lock(withheld_mutex_);
+    in.admitted = admitted_;
+  }
+  std::lock_guard lock(cache_mutex_);
+  cached_inputs_ = std::move(in);
+  cached_ = composed;
+  return composed;
+}
+
 Status Publication::checkAtStart() const {
   if (options_.max_tokens == 0) return Status::ok();
-  const std::size_t tokens =
-      options_.mode == PublishMode::kEager ? schemaTokens(catalog_.schemas()) : publishedTokens({});
+  const std::size_t tokens = options_.mode == PublishMode::kEager
+                                 ? schemaTokens(*catalog_.schemas())
+                                 : publishedTokens({});
   if (tokens <= options_.max_tokens) return Status::ok();
   return Status::error(
       "published tool schemas are estimated at " + std::to_string(tokens) +
@@ -145,15 +172,16 @@ Status Publication::checkAtStart() const {
 }
 
 std::size_t Publication::publishedTokens(const std::string& chat_id) const {
-  return schemaTokens(schemas(chat_id));
+  return schemaTokens(*schemas(chat_id));
 }
 
 bool Publication::published(const std::string& chat_id, const std::string& server) const {
-  const auto schemas_now = schemas(chat_id);
+  const ToolList schemas_now = schemas(chat_id);
   for (const auto* source : catalog_.sources()) {
     if (source->server() != server) continue;
-    for (const auto& tool : source->tools()) {
-      if (std::none_of(schemas_now.begin(), schemas_now.end(),
+    const ToolList tools = source->tools();
+    for (const auto& tool : *tools) {
+      if (std::none_of(schemas_now->begin(), schemas_now->end(),
                        [&](const ToolSchema& s) { return s.name == tool.name; })) {
         return false;
       }
@@ -223,8 +251,8 @@ std::vector<ServerListing> Publication::servers() const {
   std::vector<ServerListing> out;
   for (const auto* source : catalog_.sources()) {
     if (source->server().empty()) continue;
-    auto tools = source->tools();
-    out.push_back({source->server(), tools.size(), schemaTokens(tools), source->summary()});
+    const ToolList tools = source->tools();
+    out.push_back({source->server(), tools->size(), schemaTokens(*tools), source->summary()});
   }
   return out;
 }

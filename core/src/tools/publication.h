@@ -60,7 +60,8 @@ class Publication {
   /// each enabled server's tools (sorted) in the order the servers were enabled, so
   /// enabling one only appends and what was published before stays byte-identical. Never
   /// over max_tokens past the built-ins.
-  std::vector<ToolSchema> schemas(const std::string& chat_id) const;
+  /// The same list while none of that changes.
+  ToolList schemas(const std::string& chat_id) const;
 
   /// Boot: what a call publishes at start — eager everything up now, lazy the built-ins —
   /// must fit max_tokens; the error names TOOL_SCHEMA_MAX_TOKENS (the caller exits 1).
@@ -99,12 +100,23 @@ class Publication {
   void save(const std::string& chat_id, const std::vector<Held>& held) const;
   bool renew(const std::string& chat_id, const std::string& server);
   int64_t now() const;
-  /// Appends source's tools to out (tokens counted in *tokens) when they fit the cap, else
-  /// notes the server as withheld.
-  void admit(const ToolSource& source, std::vector<ToolSchema>& out, std::size_t* tokens) const;
+  /// What schemas() is composed from: each source's list (in catalog order), and the
+  /// chat's enabled servers (lazy) or the servers admitted so far (eager).
+  struct Inputs {
+    std::vector<ToolList> lists;
+    std::vector<std::string> held;
+    std::vector<const ToolSource*> admitted;
+    bool operator==(const Inputs&) const = default;
+  };
+  Inputs inputs(const std::string& chat_id) const;
+  std::vector<ToolSchema> compose(const Inputs& in) const;
+  /// Appends tools, source's list, to out (tokens counted in *tokens) when they fit the
+  /// cap, else notes the server as withheld.
+  void admit(const ToolSource& source, const std::vector<ToolSchema>& tools,
+             std::vector<ToolSchema>& out, std::size_t* tokens) const;
   void noteWithheld(const std::string& server, std::size_t tokens) const;
-  /// Eager: the servers in the order they are admitted in.
-  std::vector<const ToolSource*> eagerOrder() const;
+  /// Eager: the servers in the order they are admitted in, those admitted so far first.
+  std::vector<const ToolSource*> eagerOrder(std::vector<const ToolSource*> admitted) const;
 
   Catalog& catalog_;
   store::Store& store_;
@@ -113,6 +125,9 @@ class Publication {
   mutable std::mutex withheld_mutex_;
   mutable std::set<std::string> withheld_;           ///< servers logged as over the cap
   mutable std::vector<const ToolSource*> admitted_;  ///< eager: published so far, in order
+  mutable std::mutex cache_mutex_;
+  mutable Inputs cached_inputs_;  ///< what cached_ was composed from
+  mutable ToolList cached_;
 };
 
 }  // namespace gantry::tools

@@ -45,8 +45,9 @@ class ToolSource {
   virtual ~ToolSource() = default;
 
   /// Tools available right now, with their published names (built-ins unprefixed, MCP tools
-  /// as {prefix}__{tool}). A server that is down offers none.
-  virtual std::vector<ToolSchema> tools() const = 0;
+  /// as {prefix}__{tool}); the same list until they change. A server that is down offers
+  /// none.
+  virtual ToolList tools() const = 0;
 
   /// Runs tool `name` (a published name of this source) with raw JSON arguments. Never
   /// throws; failures, timeouts and cancellation come back as ok=false with a clear text.
@@ -78,7 +79,8 @@ class ToolSource {
   /// does, so a yes given before the change cannot run the changed tool. "" when the tool
   /// is not published now.
   virtual std::string fingerprint(const std::string& name) const {
-    for (const auto& tool : tools()) {
+    const ToolList list = tools();  // held while iterated
+    for (const auto& tool : *list) {
       if (tool.name == name) return schemaFingerprint(tool);
     }
     return {};

@@ -49,7 +49,8 @@ struct HttpEverything {
 };
 
 bool published(McpServer* server, const std::string& name) {
-  for (const auto& tool : server->tools()) {
+  const auto tools = server->tools();
+  for (const auto& tool : *tools) {
     if (tool.name == name) return true;
   }
   return false;
@@ -124,7 +125,7 @@ TEST_CASE("server-everything over Streamable HTTP: session, echo, errors, timeou
   CHECK_FALSE(server->serialized());
   exerciseEverything(server);
   host->shutdown();
-  CHECK(server->tools().empty());
+  CHECK(server->tools()->empty());
 }
 
 TEST_CASE("an HTTP server that goes away is marked down and rejoins when it is back",
@@ -140,7 +141,7 @@ TEST_CASE("an HTTP server that goes away is marked down and rejoins when it is b
   REQUIRE(eventually([&] { return server->status().state == ServerState::kUp; }));
   peer.reset();
   REQUIRE(eventually([&] { return server->status().state != ServerState::kUp; }));
-  CHECK(server->tools().empty());
+  CHECK(server->tools()->empty());
   CHECK_FALSE(server->call("everything__echo", R"({"message":"x"})", context()).ok);
   auto env = minimalEnvironment();
   env["PORT"] = std::to_string(port);

@@ -12,7 +12,8 @@ using namespace std::chrono_literals;
 namespace {
 
 bool hasTool(McpServer* server, const std::string& name) {
-  for (const auto& tool : server->tools()) {
+  const auto tools = server->tools();
+  for (const auto& tool : *tools) {
     if (tool.name == name) return true;
   }
   return false;
@@ -45,18 +46,21 @@ TEST_CASE("tools and exclude filter what is published but not what is listed", "
   CHECK(status.tools_listed == 18);
   CHECK(status.tools_published == 3);
   std::vector<std::string> names;
-  for (const auto& tool : host->server("fake")->tools()) names.push_back(tool.name);
+  const auto tools = host->server("fake")->tools();
+  for (const auto& tool : *tools) names.push_back(tool.name);
   CHECK(names == std::vector<std::string>{"fk__big", "fk__echo", "fk__fail"});
   CHECK(host->describeTools().find("fk__echo\t~") != std::string::npos);
 }
 
 TEST_CASE("published schemas are byte-identical between listings", "[mcp]") {
   auto host = startHost({fakeSpec()});
-  auto first = host->server("fake")->tools();
+  const auto first_list = host->server("fake")->tools();
+  const auto& first = *first_list;
   auto* server = host->server("fake");
   REQUIRE(server->call("fake__add_tool", "{}", context()).ok);
   REQUIRE(eventually([&] { return hasTool(server, "fake__extra"); }));
-  auto second = server->tools();
+  const auto second_list = server->tools();
+  const auto& second = *second_list;
   for (const auto& tool : first) {
     auto same = std::find_if(second.begin(), second.end(),
                              [&](const ToolSchema& s) { return s.name == tool.name; });
@@ -191,7 +195,7 @@ TEST_CASE("a server that exits at start does not block boot and keeps being retr
   auto host = startHost({fakeSpec({"--exit-at-start"})});
   auto* server = host->server("fake");
   CHECK(server->status().state != ServerState::kUp);
-  CHECK(server->tools().empty());
+  CHECK(server->tools()->empty());
   REQUIRE(eventually([&] { return server->status().restarts >= 2; }));
   auto result = server->call("fake__echo", "{}", context());
   CHECK_FALSE(result.ok);
@@ -225,7 +229,8 @@ TEST_CASE("the memory backend forwards to the server's memory tools", "[mcp]") {
   auto backend = makeMemoryBackend(*host, "fake", memory::memoryToolSchemas(), &error);
   REQUIRE(backend != nullptr);
   const auto builtin = memory::memoryToolSchemas();
-  const auto published = backend->tools();
+  const auto published_list = backend->tools();
+  const auto& published = *published_list;
   REQUIRE(published.size() == builtin.size());
   for (std::size_t i = 0; i < builtin.size(); ++i) {
     CHECK(published[i].name == builtin[i].name);

@@ -22,8 +22,10 @@ TEST_CASE("the memory tools publish three valid, stable schemas", "[memory]") {
   TempStore temp;
   MemoryRepo repo(temp.store());
   MemoryTools tools(repo);
-  auto first = tools.tools();
-  auto second = tools.tools();
+  const auto first_list = tools.tools();
+  const auto second_list = tools.tools();
+  const auto& first = *first_list;
+  const auto& second = *second_list;
   REQUIRE(first.size() == 3);
   for (std::size_t i = 0; i < first.size(); ++i) {
     CHECK(first[i].name == second[i].name);

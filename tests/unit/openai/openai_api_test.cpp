@@ -66,12 +66,12 @@ TEST_CASE("a request's own max_tokens caps below LLM_MAX_TOKENS, never above", "
 
 TEST_CASE("tools are sent as functions with tool_choice auto", "[openai]") {
   std::vector<ChatMessage> messages = {message(Role::kUser, "hi")};
-  std::vector<ToolSchema> tools = {{"memory_store", "Store a fact",
-                                    R"({"type":"object","properties":{"text":{"type":"string"}}})"},
-                                   {"ping", "No arguments", ""}};
   ChatRequest request;
   request.messages = &messages;
-  request.tools = &tools;
+  request.tools =
+      gantry::makeToolList({{"memory_store", "Store a fact",
+                             R"({"type":"object","properties":{"text":{"type":"string"}}})"},
+                            {"ping", "No arguments", ""}});
   Object::Ptr body = encode(request);
   CHECK(body->getValue<std::string>("tool_choice") == "auto");
   Array::Ptr sent = body->getArray("tools");
@@ -88,12 +88,26 @@ TEST_CASE("tools are sent as functions with tool_choice auto", "[openai]") {
             ->getValue<std::string>("type") == "object");
 }
 
-TEST_CASE("an empty tool list sends neither tools nor tool_choice", "[openai]") {
+TEST_CASE("tools encoded once are sent as if encoded with the request", "[openai]") {
   std::vector<ChatMessage> messages = {message(Role::kUser, "hi")};
-  std::vector<ToolSchema> tools;
   ChatRequest request;
   request.messages = &messages;
-  request.tools = &tools;
+  request.tools = gantry::makeToolList(
+      {{"lookup", "Find \"it\"", R"({"type":"object"})"}, {"ping", "No arguments", ""}});
+  const std::string kept = gantry::openai::encodeTools(*request.tools);
+  auto fresh = gantry::openai::encodeRequest(request, {"m", 10, false});
+  auto reused = gantry::openai::encodeRequest(request, {"m", 10, false, &kept});
+  REQUIRE(fresh.isOk());
+  REQUIRE(reused.isOk());
+  CHECK(reused.value() == fresh.value());
+  CHECK(fresh.value().find(kept) != std::string::npos);
+}
+
+TEST_CASE("an empty tool list sends neither tools nor tool_choice", "[openai]") {
+  std::vector<ChatMessage> messages = {message(Role::kUser, "hi")};
+  ChatRequest request;
+  request.messages = &messages;
+  request.tools = gantry::makeToolList();
   Object::Ptr body = encode(request);
   CHECK_FALSE(body->has("tools"));
   CHECK_FALSE(body->has("tool_choice"));

@@ -6,6 +6,7 @@
 #include <memory>
 #include <thread>
 
+#include "Poco/JSON/Parser.h"
 #include "Poco/Net/ServerSocket.h"
 #include "fake_openai_server.h"
 #include "fakes/fake_host.h"
@@ -47,10 +48,12 @@ struct Bench {
     messages.push_back(user);
   }
 
-  Result<ChatResponse> chat(bool stream, const StreamCallbacks* callbacks = nullptr) {
+  Result<ChatResponse> chat(bool stream, const StreamCallbacks* callbacks = nullptr,
+                            gantry::ToolList tools = nullptr) {
     ChatRequest request;
     request.messages = &messages;
     request.stream = stream;
+    request.tools = std::move(tools);
     return provider->chat(request, callbacks, cancel);
   }
 };
@@ -92,6 +95,26 @@ TEST_CASE("a plain reply comes back with usage and one attempt", "[openai]") {
   CHECK(response->dur_ms >= 0);
   REQUIRE(bench.server.requests().size() == 1);
   CHECK(contains(bench.server.requests()[0], R"("model":"fake-model")"));
+}
+
+TEST_CASE("each call sends the list it is given, encoded once per list", "[openai]") {
+  Bench bench;
+  auto first = gantry::makeToolList({{"lookup", "Find a thing", R"({"type":"object"})"}});
+  auto second = gantry::makeToolList({{"ping", "No arguments", ""}});
+  for (const auto& tools : {first, first, second, first}) {
+    REQUIRE(bench.chat(false, nullptr, tools).isOk());
+  }
+  auto names = [](const std::string& body) {
+    Poco::JSON::Parser parser;
+    auto tools = parser.parse(body).extract<Poco::JSON::Object::Ptr>()->getArray("tools");
+    return tools->getObject(0)->getObject("function")->getValue<std::string>("name");
+  };
+  auto bodies = bench.server.requests();
+  REQUIRE(bodies.size() == 4);
+  CHECK(names(bodies[0]) == "lookup");
+  CHECK(bodies[1] == bodies[0]);
+  CHECK(names(bodies[2]) == "ping");
+  CHECK(names(bodies[3]) == "lookup");
 }
 
 TEST_CASE("without a script the fake echoes the last user message", "[openai]") {

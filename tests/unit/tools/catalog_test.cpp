@@ -12,15 +12,17 @@ namespace {
 class StaticSource final : public ToolSource {
  public:
   explicit StaticSource(const std::vector<std::string>& names) {
-    for (const auto& name : names) tools_.push_back({name, "d", "{}"});
+    std::vector<ToolSchema> tools;
+    for (const auto& name : names) tools.push_back({name, "d", "{}"});
+    tools_ = gantry::makeToolList(std::move(tools));
   }
-  std::vector<ToolSchema> tools() const override { return tools_; }
+  gantry::ToolList tools() const override { return tools_; }
   ToolResult call(const std::string& name, const std::string&, const CallContext&) override {
     return {true, name};
   }
 
  private:
-  std::vector<ToolSchema> tools_;
+  gantry::ToolList tools_;
 };
 
 struct Fixture {
@@ -93,7 +95,8 @@ TEST_CASE("an unknown name gets up to five candidates ordered by edit distance",
 
 TEST_CASE("schemas come out sorted by name", "[tools]") {
   Fixture f;
-  auto schemas = f.catalog.schemas();
+  const auto list = f.catalog.schemas();
+  const auto& schemas = *list;
   REQUIRE(schemas.size() == 7);
   for (std::size_t i = 1; i < schemas.size(); ++i) CHECK(schemas[i - 1].name < schemas[i].name);
 }

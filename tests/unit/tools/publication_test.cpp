@@ -1,5 +1,6 @@
 #include "tools/publication.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "fakes/fake_tool_source.h"
@@ -15,7 +16,8 @@ namespace {
 
 constexpr int64_t kMinuteMs = 60000;
 
-std::vector<std::string> names(const std::vector<ToolSchema>& schemas) {
+std::vector<std::string> names(const gantry::ToolList& list) {
+  const auto& schemas = *list;
   std::vector<std::string> out;
   out.reserve(schemas.size());
   for (const auto& s : schemas) out.push_back(s.name);
@@ -84,14 +86,14 @@ TEST_CASE("enabling a server that does not exist is refused", "[publication]") {
   auto p = f.publication();
   CHECK_FALSE(p.enable("c", "gramin"));
   CHECK_FALSE(p.enable("c", ""));  // the built-ins are no server
-  CHECK(p.schemas("c").size() == 2);
+  CHECK(p.schemas("c")->size() == 2);
 }
 
 TEST_CASE("an enabled server survives a restart", "[publication]") {
   Fixture f;
   f.publication().enable("c", "garmin");
   auto restarted = f.publication();
-  CHECK(restarted.schemas("c").size() == 4);
+  CHECK(restarted.schemas("c")->size() == 4);
 }
 
 TEST_CASE("a hold runs out only at the start of a turn", "[publication]") {
@@ -99,9 +101,9 @@ TEST_CASE("a hold runs out only at the start of a turn", "[publication]") {
   auto p = f.publication();
   p.enable("c", "garmin");
   f.now_ms += 11 * kMinuteMs;
-  CHECK(p.schemas("c").size() == 4);  // mid-turn: still published
+  CHECK(p.schemas("c")->size() == 4);  // mid-turn: still published
   p.beginTurn("c");
-  CHECK(p.schemas("c").size() == 2);
+  CHECK(p.schemas("c")->size() == 2);
 }
 
 TEST_CASE("each call renews its server's hold without moving it", "[publication]") {
@@ -122,7 +124,7 @@ TEST_CASE("calling a tool of a server not yet enabled enables it", "[publication
   auto p = f.publication();
   p.noteCall("c", f.garmin);
   p.noteCall("c", f.memory);  // a built-in: nothing to enable
-  CHECK(p.schemas("c").size() == 4);
+  CHECK(p.schemas("c")->size() == 4);
 }
 
 TEST_CASE("the lazy listing names each server with its tools and est. tokens", "[publication]") {
@@ -143,7 +145,7 @@ TEST_CASE("mcp_enable enables the calling chat's server", "[publication]") {
   auto result = tool.call("mcp_enable", R"({"server":"garmin"})", context);
   CHECK(result.ok);
   CHECK_THAT(result.text, Catch::Contains("2 tools"));
-  CHECK(p.schemas("c").size() == 4);
+  CHECK(p.schemas("c")->size() == 4);
 }
 
 TEST_CASE("mcp_enable of an unknown server answers with the real names", "[publication]") {
@@ -154,15 +156,15 @@ TEST_CASE("mcp_enable of an unknown server answers with the real names", "[publi
   auto result = tool.call("mcp_enable", R"({"server":"gramin"})", context);
   CHECK_FALSE(result.ok);
   CHECK_THAT(result.text, Catch::Contains("garmin, web"));
-  CHECK(p.schemas("c").size() == 2);
+  CHECK(p.schemas("c")->size() == 2);
 }
 
 namespace {
 
 std::size_t tokensOf(const FakeToolSource& source) {
   std::size_t n = 0;
-  for (const auto& s : source.tools())
-    n += estimateTokens(s.name, s.description, s.parameters_json);
+  const auto tools = source.tools();
+  for (const auto& s : *tools) n += estimateTokens(s.name, s.description, s.parameters_json);
   return n;
 }
 
@@ -219,4 +221,60 @@ TEST_CASE("mcp_enable refuses a server that would take the chat over TOOL_SCHEMA
   CHECK_FALSE(p.noteCall("c", f.web));
   CHECK_FALSE(p.published("c", "web"));
   CHECK(p.published("c", "garmin"));
+}
+
+namespace {
+
+/// A source that hands out the same list until set() replaces it, as the real ones do.
+class HeldTools final : public gantry::tools::ToolSource {
+ public:
+  HeldTools(std::string server, std::vector<std::string> names) : server_(std::move(server)) {
+    set(std::move(names));
+  }
+  void set(const std::vector<std::string>& names) {
+    std::vector<ToolSchema> schemas;
+    for (const auto& name : names) schemas.push_back({name, "d", "{}"});
+    list_ = gantry::makeToolList(std::move(schemas));
+  }
+  gantry::ToolList tools() const override { return list_; }
+  gantry::tools::ToolResult call(const std::string&, const std::string&,
+                                 const gantry::tools::CallContext&) override {
+    return {true, "ok"};
+  }
+  std::string server() const override { return server_; }
+
+ private:
+  std::string server_;
+  gantry::ToolList list_;
+};
+
+}  // namespace
+
+TEST_CASE("the published list stays the same until a source's tools change", "[publication]") {
+  for (PublishMode mode : {PublishMode::kEager, PublishMode::kLazy}) {
+    testing::TempStore temp;
+    HeldTools builtins("", {"memory_store"});
+    HeldTools garmin("garmin", {"garmin__get_sleep"});
+    Catalog catalog;
+    catalog.add(&builtins);
+    catalog.add(&garmin);
+    PublishOptions options;
+    options.mode = mode;
+    Publication p(catalog, temp.store(), options);
+    if (mode == PublishMode::kLazy) REQUIRE(p.enable("c", "garmin"));
+    const auto first = p.schemas("c");
+    auto sorted = [](const gantry::ToolList& list) {  // eager sorts all, lazy by block
+      auto out = names(list);
+      std::sort(out.begin(), out.end());
+      return out;
+    };
+    CHECK(sorted(first) == std::vector<std::string>{"garmin__get_sleep", "memory_store"});
+    CHECK(p.schemas("c") == first);  // the very list: a provider keeps its encoding
+    garmin.set({"garmin__get_sleep", "garmin__get_hrv"});
+    const auto changed = p.schemas("c");
+    CHECK(changed != first);
+    CHECK(sorted(changed) ==
+          std::vector<std::string>{"garmin__get_hrv", "garmin__get_sleep", "memory_store"});
+    CHECK(p.schemas("c") == changed);
+  }
 }
