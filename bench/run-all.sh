@@ -76,4 +76,4 @@ echo "(anonymous included) of the second of two instances side by side after $tu
 echo "growth includes the resident pages of the memory-mapped database, which grow with the file. Idle"
 echo "wakeups: context switches of all threads over ${idle} s, per minute. Host overhead: $host_turns piped"
 echo "turns against a fake model that answers at once, with 50 tool schemas, 10k memory rows and a"
-echo "200-message history (bench_host)."
+echo "200-message history (bench_host); the model's part is the fake's own time handling the requests."
