@@ -30,7 +30,14 @@ void ApprovalFollowUp::wake() {
 
 void ApprovalFollowUp::loop() {
   std::unique_lock lock(mutex_);
-  while (!stop_) {
+  bool polling = false;
+  while (true) {
+    if (polling) {
+      cv_.wait_for(lock, poll_, [this] { return stop_ || woken_; });
+    } else {
+      cv_.wait(lock, [this] { return stop_ || woken_; });
+    }
+    if (stop_) break;
     woken_ = false;
     lock.unlock();
     auto settled = approvals_.takeSettledParked();
@@ -39,14 +46,8 @@ void ApprovalFollowUp::loop() {
     } else {
       for (const auto& row : settled.value()) handler_(row);
     }
-    bool polling = approvals_.anyParkedPending();
+    polling = approvals_.anyParkedPending();
     lock.lock();
-    if (stop_) break;
-    if (polling) {
-      cv_.wait_for(lock, poll_, [this] { return stop_ || woken_; });
-    } else {
-      cv_.wait(lock, [this] { return stop_ || woken_; });
-    }
   }
 }
 

@@ -25,7 +25,8 @@ class ApprovalFollowUp {
   ApprovalFollowUp(const ApprovalFollowUp&) = delete;
   ApprovalFollowUp& operator=(const ApprovalFollowUp&) = delete;
 
-  /// Something changed in this process (a park, a decision): look now.
+  /// Something changed in this process (a park, a decision), or the restart's open turns
+  /// are settled: look now. Nothing is looked at before the first wake().
   void wake();
 
  private:
@@ -36,7 +37,10 @@ class ApprovalFollowUp {
   std::chrono::milliseconds poll_;
   std::mutex mutex_;
   std::condition_variable cv_;
-  bool woken_ = true;  ///< look once at start: approvals parked before a restart
+  /// The first look waits for ChatService::recoverAfterRestart: a decision taken while the
+  /// process was down continues its turn only once that turn is known to be left to it (a
+  /// look before that let the turn also be resumed, and answered without the call).
+  bool woken_ = false;
   bool stop_ = false;
   std::thread thread_;
 };

@@ -461,6 +461,7 @@ void ChatService::recoverAfterRestart() {
     worker(turn.chat_id).addResume();
   }
   replayInbox(replay);
+  if (follow_up_) follow_up_->wake();  // approvals decided while the process was down
 }
 
 void ChatService::replayInbox(bool replay) {

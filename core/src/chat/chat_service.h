@@ -65,7 +65,7 @@ class ChatService final : public InboundSink {
   /// but never recorded. Only for channels whose input survives a restart
   /// (caps().replays_inbox); for the others (a terminal, a pipe) all of it is closed without
   /// output, because the reader it was meant for has gone and this run's output answers this
-  /// run's input.
+  /// run's input. Then the approvals decided while the process was down continue their turns.
   void recoverAfterRestart();
 
   /// Queues, on each chat's worker, another send of the replies the channel refused while
