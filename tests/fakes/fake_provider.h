@@ -6,6 +6,7 @@
 
 #include <condition_variable>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -126,15 +127,20 @@ class FakeProvider final : public Provider {
   }
 
   Status waitForCancel(const CancelToken& cancel) {
-    std::mutex m;
-    std::condition_variable cv;
-    auto id = cancel.subscribe([&] {
-      std::lock_guard lock(m);
-      cv.notify_all();
+    // Shared with the callback: cancel() marks the token before it runs its callbacks, so
+    // this wait can end while the callback is still to run.
+    struct Wake {
+      std::mutex m;
+      std::condition_variable cv;
+    };
+    auto wake = std::make_shared<Wake>();
+    auto id = cancel.subscribe([wake] {
+      std::lock_guard lock(wake->m);
+      wake->cv.notify_all();
     });
     {
-      std::unique_lock lock(m);
-      cv.wait(lock, [&] { return cancel.cancelled(); });
+      std::unique_lock lock(wake->m);
+      wake->cv.wait(lock, [&] { return cancel.cancelled(); });
     }
     cancel.unsubscribe(id);
     return Status::cancelled();
