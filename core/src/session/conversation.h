@@ -125,7 +125,7 @@ class Conversation {
   std::string hydrated_;   ///< this turn's hydration block, as hydrated
   /// What the message was sent with: hydrated_ without the rows the history shows. A row
   /// already in view is not repeated: every block stays in the history it was sent with,
-  /// and repeating rows made most of a bench_host prompt.
+  /// and repeated rows were about a third of a bench_host prompt.
   std::string memory_block_;
   std::string now_;  ///< this turn's `[now]` text
   std::string summary_;

@@ -205,7 +205,7 @@ Match matchFor(PreparedCache& cache, std::string_view query, MatchMode mode, Wor
 // match's hits, best first: bm25 (the subject column weighing twice the content) computed
 // once a hit, in FTS5's index order, and sorted here; ties go to the newer row. Ordering by
 // FTS5's rank instead made it prepare a sorting statement for every query and carry each hit
-// through a temporary b-tree (bench_memory, 10k rows: fts-match 0.46 -> 0.33 ms).
+// through a temporary b-tree (bench_memory, 10k rows: fts-match 0.46 -> 0.31-0.34 ms).
 std::vector<std::pair<double, int64_t>> scoredHits(PreparedCache& cache, const Match& match) {
   Query hits(cache,
              "SELECT rowid, -bm25(memory_fts, 2.0, 1.0) FROM memory_fts WHERE memory_fts MATCH ?");
