@@ -13,6 +13,7 @@ class StaticSource final : public ToolSource {
  public:
   explicit StaticSource(const std::vector<std::string>& names) {
     std::vector<ToolSchema> tools;
+    tools.reserve(names.size());
     for (const auto& name : names) tools.push_back({name, "d", "{}"});
     tools_ = gantry::makeToolList(std::move(tools));
   }

@@ -228,11 +228,13 @@ namespace {
 /// A source that hands out the same list until set() replaces it, as the real ones do.
 class HeldTools final : public gantry::tools::ToolSource {
  public:
-  HeldTools(std::string server, std::vector<std::string> names) : server_(std::move(server)) {
-    set(std::move(names));
+  HeldTools(std::string server, const std::vector<std::string>& names)
+      : server_(std::move(server)) {
+    set(names);
   }
   void set(const std::vector<std::string>& names) {
     std::vector<ToolSchema> schemas;
+    schemas.reserve(names.size());
     for (const auto& name : names) schemas.push_back({name, "d", "{}"});
     list_ = gantry::makeToolList(std::move(schemas));
   }
