@@ -64,7 +64,7 @@ for dir in "${dirs[@]}"; do
     "$(pair "${m[start_ms.gantry]}" "${m[start_ms.floor]}" ms 1)" \
     "$(pair "${m[start_cpu_ms.gantry]}" "${m[start_cpu_ms.floor]}" ms 1)" \
     "${host:-?}" "${host_cpu:-?}" \
-    "$(pair "${m[private_kib.gantry]}" "${m[private_kib.floor]}" MiB 1024)" \
+    "$(pair "${m[private_kib.gantry]}" "${m[private_kib.floor]}" MiB 1024); as packaged $(pair "${m[packaged_private_kib.gantry]:-0}" "${m[packaged_private_kib.floor]:-0}" MiB 1024)" \
     "${m[rss_growth_kib.gantry]%.*}" "${m[rss_growth_kib.floor]%.*}" \
     "${recall:-?}" \
     "$(printf '%.0f / %.0f' "${m[wakeups_per_min.gantry]}" "${m[wakeups_per_min.floor]}")"
@@ -72,7 +72,8 @@ for dir in "${dirs[@]}"; do
 done
 echo
 echo "Each cell is gantry / floor (ratio) where the floor has the figure. Private memory: Private_Dirty"
-echo "(anonymous included) of the second of two instances side by side after $turns turns each. RSS"
+echo "(anonymous included) of the second of two instances side by side after $turns turns each; \"as"
+echo "packaged\": both run with the GLIBC_TUNABLES of the systemd unit (packaging/debian/gantry@.service). RSS"
 echo "growth includes the resident pages of the memory-mapped database, which grow with the file. Idle"
 echo "wakeups: context switches of all threads over ${idle} s, per minute. Host overhead: $host_turns piped"
 echo "turns against a fake model that answers at once, with 50 tool schemas, 10k memory rows and a"

@@ -86,11 +86,13 @@ start_fake_openai() {
 }
 
 stdio_turn() {
-  step "one stdio turn with the installed gantry and modules"
+  step "one stdio turn with the installed gantry and modules, as the unit runs it"
   mkdir -p "$work/data"
   cp -r /usr/share/doc/gantry/examples/persona "$work/persona"
-  local status=0
-  printf 'hello\n' | env -u GANTRY_MODULE_DIR CHANNEL=stdio \
+  local status=0 tunables
+  tunables=$(sed -n 's/^Environment=GLIBC_TUNABLES=//p' /lib/systemd/system/gantry@.service)
+  [ -n "$tunables" ] || fail "gantry@.service sets no GLIBC_TUNABLES"
+  printf 'hello\n' | env -u GANTRY_MODULE_DIR GLIBC_TUNABLES="$tunables" CHANNEL=stdio \
     LLM_BASE_URL="http://127.0.0.1:$port/v1" LLM_MODEL=fake \
     PERSONA_DIR="$work/persona" DATA_DIR="$work/data" MCP_MANIFEST="$work/mcp.toml" \
     timeout 120 /usr/bin/gantry >"$work/turn.out" 2>"$work/turn.err" || status=$?

@@ -9,6 +9,8 @@
 //                        after TURNS turns each (what one more instance costs)
 //   anon_kib.<who>       its Anonymous memory; rss_kib.<who> its VmRSS
 //   rss_growth_kib.<who> VmRSS after 3×TURNS turns minus after TURNS
+//   packaged_private_kib.<who>  private_kib again, both run with the malloc setting
+//                        (GLIBC_TUNABLES) of the packaged unit, packaging/debian/gantry@.service
 //   wakeups.<who>        context switches of all its threads over an idle window, per minute
 // Usage: bench_vs_floor [starts=20] [turns=1000] [idle_seconds=10]
 #include <fcntl.h>
@@ -226,7 +228,13 @@ void memory(const Subject& s, const Subject& twin, int turns) {
   for (Child* c : {&first, &second}) c->waitLines(static_cast<std::size_t>(turns));
   std::this_thread::sleep_for(500ms);
   std::string proc = "/proc/" + std::to_string(second.pid());
-  print("private_kib", s, static_cast<double>(procField(proc + "/smaps_rollup", "Private_Dirty:")));
+  const double private_kib =
+      static_cast<double>(procField(proc + "/smaps_rollup", "Private_Dirty:"));
+  if (s.env.count("GLIBC_TUNABLES") != 0) {
+    print("packaged_private_kib", s, private_kib);
+    return;
+  }
+  print("private_kib", s, private_kib);
   print("anon_kib", s, static_cast<double>(procField(proc + "/smaps_rollup", "Anonymous:")));
   long rss = procField(proc + "/status", "VmRSS:");
   print("rss_kib", s, static_cast<double>(rss));
@@ -244,6 +252,23 @@ void idle(const Subject& s, int seconds) {
   std::this_thread::sleep_for(std::chrono::seconds(seconds));
   long after = contextSwitches(child.pid());
   print("wakeups_per_min", s, static_cast<double>(after - before) * 60.0 / seconds);
+}
+
+/// The GLIBC_TUNABLES the packaged unit sets ("" when it sets none).
+std::string packagedTunables() {
+  std::ifstream unit(GANTRY_SOURCE_DIR "/packaging/debian/gantry@.service");
+  const std::string key = "Environment=GLIBC_TUNABLES=";
+  std::string line;
+  while (std::getline(unit, line)) {
+    if (line.rfind(key, 0) == 0) return line.substr(key.size());
+  }
+  return "";
+}
+
+/// s as the packaged unit runs it.
+Subject packaged(Subject s, const std::string& tunables) {
+  s.env["GLIBC_TUNABLES"] = tunables;
+  return s;
 }
 
 }  // namespace
@@ -274,5 +299,9 @@ int main(int argc, char** argv) {
   idle(f, idle_seconds);
   memory(g, g2, turns);
   memory(f, f2, turns);
+  if (const std::string tunables = packagedTunables(); !tunables.empty()) {
+    memory(packaged(g, tunables), packaged(g2, tunables), turns);
+    memory(packaged(f, tunables), packaged(f2, tunables), turns);
+  }
   return 0;
 }

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -96,6 +97,8 @@ gantry::e2e::Env benchEnv(const Workspace& ws, int llm_port) {
   auto env = gantry::e2e::stdioEnv(ws, llm_port);
   env["LOG_LEVEL"] = "info";
   env["CRON_ENABLED"] = "false";
+  // Measures gantry as the packaged unit runs it when given the unit's malloc setting.
+  if (const char* tunables = std::getenv("GLIBC_TUNABLES")) env["GLIBC_TUNABLES"] = tunables;
   return env;
 }
 
