@@ -2,8 +2,10 @@
 /// CancelToken: cooperative cancellation shared between the core and a module.
 
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace gantry {
@@ -25,8 +27,14 @@ class CancelToken {
       std::lock_guard lock(mutex_);
       if (cancelled_.exchange(true)) return;
       callbacks.swap(callbacks_);
+      firing_ = std::this_thread::get_id();
     }
     for (auto& callback : callbacks) callback();
+    {
+      std::lock_guard lock(mutex_);
+      firing_ = {};
+    }
+    fired_.notify_all();
   }
 
   /// Registers a callback run at cancel(); runs it at once when already cancelled.
@@ -43,10 +51,16 @@ class CancelToken {
     return 0;
   }
 
-  /// Drops the callback registered under id (a no-op after cancel()).
+  /// Drops the callback registered under id. When cancel() is running the callbacks on
+  /// another thread, waits until they have all run: once this returns, none of them is
+  /// running or will run, so what the callback uses may be destroyed. Call it holding no
+  /// lock a callback takes.
   void unsubscribe(std::size_t id) const {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     if (id > 0 && id <= callbacks_.size()) callbacks_[id - 1] = [] {};
+    fired_.wait(lock, [this] {
+      return firing_ == std::thread::id() || firing_ == std::this_thread::get_id();
+    });
   }
 
  private:
@@ -54,7 +68,9 @@ class CancelToken {
   // Subscribing does not change whether the token is cancelled, so it works on a const
   // token (modules receive `const CancelToken&`).
   mutable std::mutex mutex_;
+  mutable std::condition_variable fired_;
   mutable std::vector<std::function<void()>> callbacks_;
+  std::thread::id firing_;  ///< the thread running the callbacks cancel() took; none after
 };
 
 }  // namespace gantry
