@@ -272,7 +272,7 @@ class Factory final : public Poco::Net::HTTPRequestHandlerFactory {
 
 FakeMcpHttp::FakeMcpHttp() : state_(std::make_shared<State>()) {
   Poco::Net::ServerSocket socket(Poco::Net::SocketAddress("127.0.0.1", 0));
-  server_ = std::make_unique<Poco::Net::HTTPServer>(new Factory(state_), socket,
+  server_ = std::make_unique<Poco::Net::HTTPServer>(new Factory(state_), threads_, socket,
                                                     new Poco::Net::HTTPServerParams);
   server_->start();
 }
@@ -284,6 +284,7 @@ FakeMcpHttp::~FakeMcpHttp() {
   }
   state_->changed.notify_all();
   server_->stopAll(true);
+  threads_.joinAll();
 }
 
 std::string FakeMcpHttp::url() const { return rootUrl() + "/mcp"; }

@@ -11,6 +11,7 @@
 // with no answer and no event id.
 
 #include <Poco/Net/HTTPServer.h>
+#include <Poco/ThreadPool.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -77,6 +78,9 @@ class FakeMcpHttp {
 
  private:
   std::shared_ptr<State> state_;
+  /// The server's own threads, joined when it stops: a connection of the default pool could
+  /// still be ending after the test, and release buffers to Poco's static pools after exit.
+  Poco::ThreadPool threads_{1, 16};
   std::unique_ptr<Poco::Net::HTTPServer> server_;
 };
 
