@@ -221,7 +221,9 @@ void start(const std::vector<Subject*>& subjects, int starts) {
   }
 }
 
-void memory(const Subject& s, const Subject& twin, int turns) {
+/// as_packaged: both run as the packaged unit runs them (packaged()); only private memory is
+/// reported then.
+void memory(const Subject& s, const Subject& twin, int turns, bool as_packaged = false) {
   Child first(s.program, s.env), second(twin.program, twin.env);
   if (first.waitReady() < 0 || second.waitReady() < 0) return;
   for (Child* c : {&first, &second}) c->write(lines(0, turns));
@@ -230,7 +232,7 @@ void memory(const Subject& s, const Subject& twin, int turns) {
   std::string proc = "/proc/" + std::to_string(second.pid());
   const double private_kib =
       static_cast<double>(procField(proc + "/smaps_rollup", "Private_Dirty:"));
-  if (s.env.count("GLIBC_TUNABLES") != 0) {
+  if (as_packaged) {
     print("packaged_private_kib", s, private_kib);
     return;
   }
@@ -300,8 +302,8 @@ int main(int argc, char** argv) {
   memory(g, g2, turns);
   memory(f, f2, turns);
   if (const std::string tunables = packagedTunables(); !tunables.empty()) {
-    memory(packaged(g, tunables), packaged(g2, tunables), turns);
-    memory(packaged(f, tunables), packaged(f2, tunables), turns);
+    memory(packaged(g, tunables), packaged(g2, tunables), turns, true);
+    memory(packaged(f, tunables), packaged(f2, tunables), turns, true);
   }
   return 0;
 }
