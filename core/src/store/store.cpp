@@ -168,6 +168,11 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, Access acces
     // Refused, harmlessly, once SQLite is initialised, so only the first open sets it.
     [[maybe_unused]] static const int no_bulk =
         sqlite3_config(SQLITE_CONFIG_PAGECACHE, nullptr, 0, 0);
+    // A connection is only ever used under its Store's mutex, so SQLite's own lock around
+    // every call only repeated it (bench_host under callgrind: 8.68M -> 8.19M instructions
+    // a turn).
+    [[maybe_unused]] static const int no_connection_mutex =
+        sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
     Poco::Data::SQLite::Connector::registerConnector();
     auto db = std::make_unique<Db>(Poco::Data::Session("SQLite", path));
     sqlite3* h = handle(*db);
