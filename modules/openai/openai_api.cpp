@@ -7,20 +7,17 @@
 #include "openai_stream.h"
 #include "rapidjson/document.h"
 #include "rapidjson/error/en.h"
-#include "rapidjson/stringbuffer.h"
-#include "rapidjson/writer.h"
+#include "request_writer.h"
 
 namespace gantry::openai {
 namespace {
 
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+using Writer = RequestWriter;
 
 constexpr std::size_t kKeptBufferBytes = 1 << 20;
 constexpr std::string_view kEmptyParameters = R"({"type":"object","properties":{}})";
 
-void writeString(Writer& w, std::string_view text) {
-  w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
-}
+void writeString(Writer& w, std::string_view text) { w.Text(text); }
 
 void writeField(Writer& w, const char* key, std::string_view value) {
   w.Key(key);

@@ -1,0 +1,34 @@
+#pragma once
+/// RequestWriter: RapidJSON's writer with a faster way to write long text values (module-
+/// internal). A chat request is mostly message text, and message text has a newline every few
+/// dozen bytes: after each character it escapes, RapidJSON's writer goes back to copying one
+/// byte at a time until its input is 16-byte aligned again (bench_host under callgrind: the
+/// encoder took 1.36M of a turn's 8.2M instructions with it, 0.97M with Text()).
+
+#include <string_view>
+
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
+
+namespace gantry::openai {
+
+/// Appends text to out as the inside of a JSON string: `"` and `\` escaped, control
+/// characters as \b \f \n \r \t or \u00XX, every other byte as it is (as RapidJSON's writer
+/// does without encoding validation).
+void appendEscaped(rapidjson::StringBuffer& out, std::string_view text);
+
+class RequestWriter : public rapidjson::Writer<rapidjson::StringBuffer> {
+ public:
+  explicit RequestWriter(rapidjson::StringBuffer& out) : Writer(out) {}
+
+  /// A string value, as String() writes it.
+  bool Text(std::string_view text) {
+    Prefix(rapidjson::kStringType);
+    os_->Put('"');
+    appendEscaped(*os_, text);
+    os_->Put('"');
+    return EndValue(true);
+  }
+};
+
+}  // namespace gantry::openai

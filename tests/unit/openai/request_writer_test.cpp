@@ -1,0 +1,87 @@
+#include "request_writer.h"
+
+#include <catch2/catch.hpp>
+#include <random>
+#include <string>
+
+#include "rapidjson/document.h"
+
+using gantry::openai::RequestWriter;
+
+namespace {
+
+std::string written(const std::string& text) {
+  rapidjson::StringBuffer out;
+  RequestWriter w(out);
+  w.Text(text);
+  return {out.GetString(), out.GetSize()};
+}
+
+std::string writtenByRapidJson(const std::string& text) {
+  rapidjson::StringBuffer out;
+  rapidjson::Writer<rapidjson::StringBuffer> w(out);
+  w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+  return {out.GetString(), out.GetSize()};
+}
+
+std::string parsed(const std::string& json) {
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  REQUIRE_FALSE(doc.HasParseError());
+  REQUIRE(doc.IsString());
+  return {doc.GetString(), doc.GetStringLength()};
+}
+
+/// Text shaped like a prompt (runs of letters broken by newlines, quotes and backslashes) and
+/// every byte value, at lengths either side of the 16-byte blocks.
+std::string sample(std::mt19937& rng, std::size_t length) {
+  static const std::string kAlphabet = "abc xyz\n\n\"\\\t\r\x01\x1a\x1f\x7f\xc3\xa9/";
+  std::string text;
+  for (std::size_t i = 0; i < length; ++i) {
+    text += rng() % 3 == 0 ? static_cast<char>(rng() % 256) : kAlphabet[rng() % kAlphabet.size()];
+  }
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("text is escaped as RapidJSON's writer escapes it", "[openai]") {
+  CHECK(written("") == "\"\"");
+  CHECK(written("line one\nsaid \"hi\" \\ back\ttab\r\b\f") ==
+        R"("line one\nsaid \"hi\" \\ back\ttab\r\b\f")");
+  CHECK(written(std::string("nul\0x", 5)) == R"("nul\u0000x")");
+  CHECK(written("\x1f and \x7f and caf\xc3\xa9 and a/b") ==
+        "\"\\u001F and \x7f and caf\xc3\xa9 and a/b\"");
+  std::mt19937 rng(7);
+  for (std::size_t length = 0; length < 70; ++length) {
+    for (int round = 0; round < 20; ++round) {
+      std::string text = sample(rng, length);
+      INFO("length " << length << " round " << round);
+      CHECK(written(text) == writtenByRapidJson(text));
+    }
+  }
+}
+
+TEST_CASE("every byte value survives a round trip through a JSON parser", "[openai]") {
+  std::string all;
+  for (int c = 0; c < 256; ++c) all += static_cast<char>(c);
+  for (std::size_t from = 0; from < 32; ++from) {  // each byte at every offset in a block
+    std::string text = std::string(from, 'a') + all + std::string(from, 'z');
+    CHECK(parsed(written(text)) == text);
+  }
+}
+
+TEST_CASE("Text values sit in objects and arrays like String values", "[openai]") {
+  rapidjson::StringBuffer out;
+  RequestWriter w(out);
+  w.StartObject();
+  w.Key("a");
+  w.Text("x\ny");
+  w.Key("b");
+  w.StartArray();
+  w.Text("1");
+  w.Text("2");
+  w.EndArray();
+  w.EndObject();
+  CHECK(std::string(out.GetString(), out.GetSize()) == R"({"a":"x\ny","b":["1","2"]})");
+}
