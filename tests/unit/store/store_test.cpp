@@ -56,6 +56,14 @@ void damageTable(const fs::path& path, const std::string& table) {
 }
 }  // namespace
 
+// CTest runs each case in a process of its own, where this open is SQLite's first use.
+TEST_CASE("a store's connection has no SQLite mutex: the store's lock serializes it", "[store]") {
+  auto store = Store::open(tempDb("mutex.db").string());
+  REQUIRE(store.isOk());
+  sqlite3* db = Poco::Data::SQLite::Utility::dbHandle(store.value()->db().session);
+  CHECK(sqlite3_db_mutex(db) == nullptr);
+}
+
 TEST_CASE("a new database is migrated to the latest schema", "[store]") {
   auto store = Store::open(tempDb("new.db").string());
   REQUIRE(store.isOk());
