@@ -17,11 +17,9 @@ using Writer = RequestWriter;
 constexpr std::size_t kKeptBufferBytes = 1 << 20;
 constexpr std::string_view kEmptyParameters = R"({"type":"object","properties":{}})";
 
-void writeString(Writer& w, std::string_view text) { w.Text(text); }
-
 void writeField(Writer& w, const char* key, std::string_view value) {
   w.Key(key);
-  writeString(w, value);
+  w.Text(value);
 }
 
 std::string imageUrl(const Image& image) {
@@ -33,7 +31,10 @@ std::string imageUrl(const Image& image) {
 // A user message with images becomes a content array of text and image_url parts.
 void writeUserContent(Writer& w, const ChatMessage& message) {
   w.Key("content");
-  if (message.images.empty()) return writeString(w, message.content);
+  if (message.images.empty()) {
+    w.Text(message.content);
+    return;
+  }
   w.StartArray();
   if (!message.content.empty()) {
     w.StartObject();
@@ -79,7 +80,7 @@ void writeAssistant(Writer& w, const ChatMessage& message) {
   if (message.content.empty() && !message.tool_calls.empty()) {
     w.Null();  // content may be null only beside tool_calls
   } else {
-    writeString(w, message.content);
+    w.Text(message.content);
   }
   if (message.tool_calls.empty()) return;
   w.Key("tool_calls");

@@ -45,8 +45,6 @@ void appendEscape(rapidjson::StringBuffer& out, unsigned char c) {
   }
 }
 
-}  // namespace
-
 void appendEscaped(rapidjson::StringBuffer& out, std::string_view text) {
   const char* p = text.data();
   const char* end = p + text.size();
@@ -57,6 +55,16 @@ void appendEscaped(rapidjson::StringBuffer& out, std::string_view text) {
     if (p == end) break;
     appendEscape(out, static_cast<unsigned char>(*p++));
   }
+}
+
+}  // namespace
+
+bool RequestWriter::Text(std::string_view text) {
+  Prefix(rapidjson::kStringType);
+  os_->Put('"');
+  appendEscaped(*os_, text);
+  os_->Put('"');
+  return EndValue(true);
 }
 
 }  // namespace gantry::openai

@@ -12,23 +12,13 @@
 
 namespace gantry::openai {
 
-/// Appends text to out as the inside of a JSON string: `"` and `\` escaped, control
-/// characters as \b \f \n \r \t or \u00XX, every other byte as it is (as RapidJSON's writer
-/// does without encoding validation).
-void appendEscaped(rapidjson::StringBuffer& out, std::string_view text);
-
 class RequestWriter : public rapidjson::Writer<rapidjson::StringBuffer> {
  public:
   explicit RequestWriter(rapidjson::StringBuffer& out) : Writer(out) {}
 
-  /// A string value, as String() writes it.
-  bool Text(std::string_view text) {
-    Prefix(rapidjson::kStringType);
-    os_->Put('"');
-    appendEscaped(*os_, text);
-    os_->Put('"');
-    return EndValue(true);
-  }
+  /// A string value, as String() writes it: `"` and `\` escaped, control characters as \b \f
+  /// \n \r \t or \u00XX, every other byte as it is (no encoding validation).
+  bool Text(std::string_view text);
 };
 
 }  // namespace gantry::openai
