@@ -1,6 +1,7 @@
 #pragma once
 /// Small RapidJSON readers shared by the response and stream parsers (module-internal).
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,11 +26,15 @@ inline std::string_view string(const rapidjson::Value& obj, const char* key) {
   return {value->GetString(), value->GetStringLength()};
 }
 
-/// The integer member key of obj, or 0.
-inline std::int64_t integer(const rapidjson::Value& obj, const char* key) {
+/// The token count member key of obj, or 0 when it is absent, negative or beyond 2^53 (a
+/// count no endpoint reports; converting an out-of-range double would be undefined).
+inline std::int64_t tokenCount(const rapidjson::Value& obj, const char* key) {
+  constexpr double kLargest = 9007199254740992.0;  // 2^53: every smaller count is exact
   const rapidjson::Value* value = member(obj, key);
   if (value == nullptr || !value->IsNumber()) return 0;
-  return value->IsInt64() ? value->GetInt64() : static_cast<std::int64_t>(value->GetDouble());
+  if (value->IsInt64()) return std::max<std::int64_t>(value->GetInt64(), 0);
+  const double count = value->GetDouble();
+  return count >= 0 && count <= kLargest ? static_cast<std::int64_t>(count) : 0;
 }
 
 /// Reads a usage object (absent: left unchanged): prompt and completion tokens, and the
@@ -38,12 +43,12 @@ inline std::int64_t integer(const rapidjson::Value& obj, const char* key) {
 inline void readUsage(const rapidjson::Value& root, Usage* usage) {
   const rapidjson::Value* value = member(root, "usage");
   if (value == nullptr || !value->IsObject()) return;
-  usage->prompt_tokens = integer(*value, "prompt_tokens");
-  usage->completion_tokens = integer(*value, "completion_tokens");
+  usage->prompt_tokens = tokenCount(*value, "prompt_tokens");
+  usage->completion_tokens = tokenCount(*value, "completion_tokens");
   const rapidjson::Value* details = member(*value, "prompt_tokens_details");
   usage->cached_tokens = details != nullptr && details->IsObject()
-                             ? integer(*details, "cached_tokens")
-                             : integer(*value, "prompt_cache_hit_tokens");
+                             ? tokenCount(*details, "cached_tokens")
+                             : tokenCount(*value, "prompt_cache_hit_tokens");
 }
 
 /// Reasoning text of a message or delta: reasoning_content (DeepSeek, vLLM, llama.cpp) or

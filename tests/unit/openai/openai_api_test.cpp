@@ -246,3 +246,20 @@ TEST_CASE("cached prompt tokens and the served model are read where endpoints re
   CHECK(deepseek->usage.cached_tokens == 40);
   CHECK(deepseek->model.empty());
 }
+
+TEST_CASE("token counts that are not whole non-negative numbers read as zero", "[openai]") {
+  auto response = gantry::openai::parseResponse(
+      R"({"choices":[{"message":{"role":"assistant","content":"a"}}],
+      "usage":{"prompt_tokens":1e100,"completion_tokens":-3,
+      "prompt_tokens_details":{"cached_tokens":18446744073709551615}}})");
+  REQUIRE(response.isOk());
+  CHECK(response->usage.prompt_tokens == 0);
+  CHECK(response->usage.completion_tokens == 0);
+  CHECK(response->usage.cached_tokens == 0);
+  auto fractional = gantry::openai::parseResponse(
+      R"({"choices":[{"message":{"role":"assistant","content":"a"}}],
+      "usage":{"prompt_tokens":12.0,"completion_tokens":4}})");
+  REQUIRE(fractional.isOk());
+  CHECK(fractional->usage.prompt_tokens == 12);
+  CHECK(fractional->usage.completion_tokens == 4);
+}
