@@ -3,6 +3,7 @@
 /// every channel — one worker per chat running one turn at a time, multi-bubble coalescing,
 /// slash commands, streaming replies, photos, scheduled (cron) turns.
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -22,6 +23,7 @@
 #include "chat/typing_pulses.h"
 #include "gantry/channel.h"
 #include "store/inbox_repo.h"
+#include "store/memory_index_compaction.h"
 #include "store/message_repo.h"
 #include "store/outbox_repo.h"
 #include "store/turn_repo.h"
@@ -98,6 +100,8 @@ class ChatService final : public InboundSink {
   store::InboxRepo inbox_;
   store::OutboxRepo outbox_;
   store::TurnRepo turns_;
+  store::MemoryIndexCompaction index_compaction_;  ///< stepped by workers going idle
+  std::atomic<bool> compaction_failed_{false};     ///< its failure was logged once
   ChatOptions options_;
   CommandTexts texts_;
   ChannelCaps caps_;

@@ -5,6 +5,7 @@
 #include "chat/slash_commands.h"
 #include "unit/chat/chat_fixture.h"
 #include "unit/chat/manual_settle_clock.h"
+#include "unit/memory/memory_index.h"
 
 using gantry::ChannelCaps;
 using gantry::Role;
@@ -17,6 +18,8 @@ using gantry::testing::ChatFixture;
 using gantry::testing::editable;
 using gantry::testing::FakeChannel;
 using gantry::testing::ManualSettleClock;
+using gantry::testing::memoryIndexTrees;
+using gantry::testing::storeRowsOneByOne;
 using std::chrono::milliseconds;
 
 namespace {
@@ -328,4 +331,15 @@ TEST_CASE("a command after leading spaces is still a command", "[chat]") {
   f.say("  /status");
   CHECK(f.channel.sent() == std::vector<std::string>{"status of chat"});
   CHECK(f.provider.requests().empty());
+}
+
+TEST_CASE("a chat going idle merges a fragmented memory index before drain returns", "[chat]") {
+  ChatFixture f;
+  storeRowsOneByOne(f.temp.store(), 60);
+  REQUIRE(memoryIndexTrees(f.temp.store()) > gantry::store::kMaxMemoryIndexTrees);
+  f.provider.reply("noted");
+  f.say("hello");
+  f.service().drain();
+  CHECK(f.channel.waitFor("noted"));
+  CHECK(memoryIndexTrees(f.temp.store()) == 1);
 }
