@@ -35,6 +35,12 @@ double score(const store::MemoryRow& row, int64_t now_ms) {
   return kindWeight(row.kind) * (relevance + kRecencyWeight * recency);
 }
 
+double ceilingWithoutRelevance(const std::vector<std::string>& kinds) {
+  double ceiling = 0;
+  for (const auto& kind : kinds) ceiling = std::max(ceiling, kindWeight(kind) * kRecencyWeight);
+  return ceiling;
+}
+
 void rank(std::vector<store::MemoryRow>& rows, int64_t now_ms, std::size_t limit) {
   std::vector<std::pair<double, std::size_t>> order;
   order.reserve(rows.size());

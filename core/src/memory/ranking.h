@@ -2,6 +2,7 @@
 /// How memory rows are ordered for recall and hydration: relevance + recency + kind.
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -15,6 +16,9 @@ double kindWeight(std::string_view kind);
 /// kindWeight(kind) * (relevance / (relevance + 1) + 0.35 * recency), where recency is
 /// 1 / (1 + age_days / 30) of updated_at at now_ms. Higher is better.
 double score(const store::MemoryRow& row, int64_t now_ms);
+
+/// The highest score a row of one of kinds can have with no relevance (a recency of 1).
+double ceilingWithoutRelevance(const std::vector<std::string>& kinds);
 
 /// Sorts rows best first by score (ties: newer id first) and keeps at most limit.
 void rank(std::vector<store::MemoryRow>& rows, int64_t now_ms, std::size_t limit);

@@ -1,6 +1,7 @@
 #include "memory/hydration.h"
 
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "memory/ranking.h"
 #include "unit/memory/temp_store.h"
@@ -84,4 +85,40 @@ TEST_CASE("ranking weighs relevance, recency and kind", "[memory]") {
   REQUIRE(rows.size() == 2);
   CHECK(rows[0].id == 2);
   CHECK(rows[1].id == 3);
+}
+
+TEST_CASE("hydration ranks hits and durable rows as if every candidate were read", "[memory]") {
+  TempStore temp;
+  MemoryRepo repo(temp.store());
+  for (int i = 0; i < 80; ++i) {
+    put(repo, i % 3 == 0 ? "person" : "fact", "durable " + std::to_string(i),
+        "kept for good, common" + std::string(i % 4 == 0 ? " harbour" : ""));
+  }
+  for (int i = 0; i < 70; ++i) {
+    put(repo, i % 2 == 0 ? "episode" : "insight", "trip " + std::to_string(i),
+        "sailing to the common harbour" + std::string(i % 5 == 0 ? " lighthouse" : ""));
+  }
+  const int64_t now = nowMs();
+  const std::vector<std::string> durable_kinds = {"fact", "preference", "person"};
+  // Many strong hits (the durable rows cannot place), a few, many without relevance (a word
+  // too common to score), and none.
+  for (const char* message :
+       {"harbour sailing", "lighthouse", "common", "nothing matches this", ""}) {
+    INFO(message);
+    std::vector<MemoryRow> every;
+    std::set<int64_t> seen;
+    auto hits = repo.matchActive(message, 60, now);
+    auto durable = repo.active(durable_kinds, 60, now);
+    REQUIRE(hits.isOk());
+    REQUIRE(durable.isOk());
+    for (auto* batch : {&hits.value(), &durable.value()}) {
+      for (const auto& row : *batch) {
+        if (seen.insert(row.id).second) every.push_back(row);
+      }
+    }
+    gantry::memory::rank(every, now, 30);
+    std::string expected = "[memory]\n";
+    for (const auto& row : every) expected += "- " + gantry::memory::renderRow(row) + "\n";
+    CHECK(hydrationBlock(repo, message, 30) == expected);
+  }
 }
