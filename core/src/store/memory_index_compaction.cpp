@@ -20,7 +20,7 @@ int64_t treeCount(Db& db) {
 // positive one continues a merge under way. True when it did any work; FTS5 documents that
 // as a rise of two or more in the connection's total changes.
 bool merge(Db& db, int64_t pages) {
-  sqlite3* handle = Poco::Data::SQLite::Utility::dbHandle(db.session);
+  sqlite3* handle = db.prepared.db();
   const sqlite3_int64 before = sqlite3_total_changes64(handle);
   Query(db.prepared, "INSERT INTO memory_fts(memory_fts, rank) VALUES ('merge', ?)")
       .bind(pages)
@@ -29,6 +29,11 @@ bool merge(Db& db, int64_t pages) {
 }
 
 }  // namespace
+
+Result<int64_t> memoryIndexTrees(Store& store) {
+  return locked(store, "memory", "index b-trees",
+                [&](Poco::Data::Session&) -> Result<int64_t> { return treeCount(store.db()); });
+}
 
 Result<bool> MemoryIndexCompaction::step() {
   return locked(store_, "memory", "index compaction", [&](Poco::Data::Session&) -> Result<bool> {

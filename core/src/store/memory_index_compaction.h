@@ -9,6 +9,9 @@ namespace gantry::store {
 /// Above this many b-trees the memory index is merged into one.
 inline constexpr int kMaxMemoryIndexTrees = 4;
 
+/// The b-trees of the memory table's full-text index.
+Result<int64_t> memoryIndexTrees(Store& store);
+
 /// FTS5 writes each transaction that changes an index as a new b-tree, and a recall seeks
 /// every b-tree for each of its words: 10,000 rows stored one at a time left 11, on which a
 /// recall's queries took 2-3 times as long as on one. Once there are more than

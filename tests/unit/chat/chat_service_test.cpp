@@ -17,8 +17,8 @@ using gantry::testing::call;
 using gantry::testing::ChatFixture;
 using gantry::testing::editable;
 using gantry::testing::FakeChannel;
+using gantry::testing::indexTrees;
 using gantry::testing::ManualSettleClock;
-using gantry::testing::memoryIndexTrees;
 using gantry::testing::storeRowsOneByOne;
 using std::chrono::milliseconds;
 
@@ -336,10 +336,10 @@ TEST_CASE("a command after leading spaces is still a command", "[chat]") {
 TEST_CASE("a chat going idle merges a fragmented memory index before drain returns", "[chat]") {
   ChatFixture f;
   storeRowsOneByOne(f.temp.store(), 60);
-  REQUIRE(memoryIndexTrees(f.temp.store()) > gantry::store::kMaxMemoryIndexTrees);
+  REQUIRE(indexTrees(f.temp.store()) > gantry::store::kMaxMemoryIndexTrees);
   f.provider.reply("noted");
   f.say("hello");
   f.service().drain();
   CHECK(f.channel.waitFor("noted"));
-  CHECK(memoryIndexTrees(f.temp.store()) == 1);
+  CHECK(indexTrees(f.temp.store()) == 1);
 }

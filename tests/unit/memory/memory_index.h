@@ -1,20 +1,20 @@
 #pragma once
-// The memory index's b-trees, and a store whose index has many, for the compaction tests.
+// A store whose memory index has many b-trees, for the compaction tests.
 
 #include <catch2/catch.hpp>
-#include <mutex>
 #include <string>
+#include <vector>
 
-#include "store/db.h"
+#include "store/memory_index_compaction.h"
 #include "store/memory_repo.h"
 
 namespace gantry::testing {
 
-/// The b-trees of the memory table's full-text index (its %_idx table names each).
-inline int64_t memoryIndexTrees(store::Store& store) {
-  std::lock_guard lock(store.mutex());
-  store::Query count(store.db().prepared, "SELECT COUNT(DISTINCT segid) FROM memory_fts_idx");
-  return count.step() ? count.integer(0) : 0;
+/// The memory index's b-trees (a failed count fails the test).
+inline int64_t indexTrees(store::Store& store) {
+  auto trees = store::memoryIndexTrees(store);
+  REQUIRE(trees.isOk());
+  return trees.value();
 }
 
 /// Stores rows one transaction each, as the memory tools do, each with the word "row<i>",

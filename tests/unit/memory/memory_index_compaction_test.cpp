@@ -10,7 +10,7 @@ using gantry::store::kMaxMemoryIndexTrees;
 using gantry::store::MemoryIndexCompaction;
 using gantry::store::MemoryRepo;
 using gantry::store::nowMs;
-using gantry::testing::memoryIndexTrees;
+using gantry::testing::indexTrees;
 using gantry::testing::storeRowsOneByOne;
 using gantry::testing::TempStore;
 
@@ -42,14 +42,14 @@ TEST_CASE("a memory index of many b-trees is merged into one and recalls the sam
           "[memory]") {
   TempStore temp;
   const auto ids = storeRowsOneByOne(temp.store(), 60);
-  REQUIRE(memoryIndexTrees(temp.store()) > kMaxMemoryIndexTrees);
+  REQUIRE(indexTrees(temp.store()) > kMaxMemoryIndexTrees);
   MemoryRepo repo(temp.store());
   const auto before = recalled(repo, "row7 group3 shared");
   REQUIRE(before.size() > 1);
 
   MemoryIndexCompaction compaction(temp.store());
   CHECK(compactFully(compaction) >= 1);
-  CHECK(memoryIndexTrees(temp.store()) == 1);
+  CHECK(indexTrees(temp.store()) == 1);
   CHECK(recalled(repo, "row7 group3 shared") == before);
   CHECK(recalled(repo, "row59") == std::vector<int64_t>{ids.back()});
   CHECK(gantry::store::checkFts(temp.store()).isOk());
@@ -58,12 +58,12 @@ TEST_CASE("a memory index of many b-trees is merged into one and recalls the sam
 TEST_CASE("a memory index of few b-trees is left as it is", "[memory]") {
   TempStore temp;
   storeRowsOneByOne(temp.store(), 2);
-  const int64_t trees = memoryIndexTrees(temp.store());
+  const int64_t trees = indexTrees(temp.store());
   REQUIRE(trees <= kMaxMemoryIndexTrees);
   REQUIRE(trees > 1);
   MemoryIndexCompaction compaction(temp.store());
   CHECK(compactFully(compaction) == 0);
-  CHECK(memoryIndexTrees(temp.store()) == trees);
+  CHECK(indexTrees(temp.store()) == trees);
 }
 
 TEST_CASE("rows stored while the memory index is being merged are kept and found", "[memory]") {
@@ -73,7 +73,7 @@ TEST_CASE("rows stored while the memory index is being merged are kept and found
   auto first = compaction.step();
   REQUIRE(first.isOk());
   REQUIRE(first.value());
-  REQUIRE(memoryIndexTrees(temp.store()) > 1);  // the merge is under way, not done
+  REQUIRE(indexTrees(temp.store()) > 1);  // the merge is under way, not done
 
   MemoryRepo repo(temp.store());
   std::vector<int64_t> late;
@@ -86,7 +86,7 @@ TEST_CASE("rows stored while the memory index is being merged are kept and found
     REQUIRE(more.isOk());
   }
   compactFully(compaction);
-  CHECK(memoryIndexTrees(temp.store()) <= kMaxMemoryIndexTrees);
+  CHECK(indexTrees(temp.store()) <= kMaxMemoryIndexTrees);
   for (std::size_t i = 0; i < late.size(); ++i) {
     CHECK(recalled(repo, "late" + std::to_string(i)) == std::vector<int64_t>{late[i]});
   }
