@@ -33,18 +33,6 @@ int heartbeatMs(const Host& host) {
   return std::clamp(seconds, 1, 86400) * 1000;
 }
 
-/// Reads one line from fd 0 without stdio buffering, so poll() stays truthful.
-bool readLine(std::string* line) {
-  line->clear();
-  char c;
-  while (true) {
-    ssize_t n = ::read(STDIN_FILENO, &c, 1);
-    if (n <= 0) return !line->empty();
-    if (c == '\n') return true;
-    line->push_back(c);
-  }
-}
-
 }  // namespace
 
 StdioChannel::StdioChannel(Host& host, bool jsonl, bool interactive)
@@ -87,9 +75,10 @@ Status StdioChannel::run(InboundSink& sink) noexcept {
     std::string line;
     prompt();
     while (!stop_ && !host_.stopping()) {
-      if (!waitForInput(sink)) break;
+      // Lines already read wait in the reader, where poll() cannot see them.
+      if (!input_.ready() && !waitForInput(sink)) break;
       sink.onReceiveOk();
-      if (!readLine(&line)) break;  // end of input
+      if (!input_.next(&line)) break;  // end of input
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.find_first_not_of(" \t") == std::string::npos) {
         prompt();

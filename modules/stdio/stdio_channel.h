@@ -2,11 +2,14 @@
 /// The stdio channel: a REPL on a terminal, a strict line pipe otherwise (DESIGN 5.4).
 /// Logs never go to stdout; stdout carries replies (and the prompt on a terminal).
 
+#include <unistd.h>
+
 #include <atomic>
 #include <mutex>
 
 #include "gantry/channel.h"
 #include "gantry/host.h"
+#include "line_reader.h"
 
 namespace gantry::stdio {
 
@@ -42,8 +45,9 @@ class StdioChannel final : public Channel {
   bool jsonl_;
   bool interactive_;
   std::atomic<bool> stop_{false};
-  int wake_[2] = {-1, -1};  ///< a pipe stop() writes to, so the wait needs no timeout
-  int idle_ms_;             ///< the heartbeat period
+  int wake_[2] = {-1, -1};          ///< a pipe stop() writes to, so the wait needs no timeout
+  int idle_ms_;                     ///< the heartbeat period
+  LineReader input_{STDIN_FILENO};  ///< read only by run()
   std::mutex out_mutex_;
   bool mid_stream_ = false;
 };
