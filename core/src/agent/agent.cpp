@@ -368,22 +368,22 @@ class Agent::Turn {
                        {"model_calls", std::to_string(result_.model_calls)},
                        {"tool_calls", std::to_string(result_.tool_calls)},
                        {"outcome", outcome}});
-    conversation_.recordTurn({0, store::nowMs() - total, model_ms_, tool_ms_, total,
-                              usage_.prompt_tokens, usage_.completion_tokens, outcome,
-                              first_token_ms_, result_.model_calls, result_.tool_calls,
-                              std::move(repairs_)});
-    recordStandingPrompt();
+    const auto standing = standingBudget();
+    conversation_.recordTurn(
+        {0, store::nowMs() - total, model_ms_, tool_ms_, total, usage_.prompt_tokens,
+         usage_.completion_tokens, outcome, first_token_ms_, result_.model_calls,
+         result_.tool_calls, std::move(repairs_)},
+        standing ? &*standing : nullptr);
     return result_;
   }
 
-  /// What the chat's next turn starts with, estimated part by part, for `gantry tokens`.
-  void recordStandingPrompt() {
-    if (!request_.track || !conversation_.sessionId()) return;
+  /// What the chat's next turn starts with, estimated part by part, for `gantry tokens`;
+  /// nullopt for a turn the chat's record does not follow.
+  std::optional<store::StoredBudget> standingBudget() const {
+    if (!request_.track) return std::nullopt;
     StandingPrompt prompt{persona_, listing_, conversation_.summary(),
                           historySize(conversation_.history()), a_.schemaSizes(request_.chat_id)};
-    Status s = store::PromptBudgetRepo(a_.store_).save(request_.chat_id, promptBudget(prompt),
-                                                       store::nowMs());
-    if (!s.isOk()) log::warn("prompt_budget_not_recorded", {{"error", s.message()}});
+    return store::StoredBudget{request_.chat_id, store::nowMs(), promptBudget(prompt)};
   }
 
   Agent& a_;

@@ -236,7 +236,7 @@ class Daemon {
     redactSecrets(channel_module);
     redactSecrets(provider_module);
     module_provider_ = take(modules::createProvider(provider_module, *provider_host_));
-    provider_ = std::make_unique<RecordingProvider>(*module_provider_, *heartbeat_, *usage_);
+    provider_ = std::make_unique<RecordingProvider>(*module_provider_, *usage_);
     channel_ = take(modules::createChannel(channel_module, *channel_host_));
     channel_->offerCommands(chat::menuCommands());
     watched_channel_ = std::make_unique<health::WatchedChannel>(*channel_, watch_);

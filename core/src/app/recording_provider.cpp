@@ -1,5 +1,7 @@
 #include "app/recording_provider.h"
 
+#include <optional>
+
 #include "log/log.h"
 #include "session/history_bounds.h"
 #include "store/store.h"
@@ -11,9 +13,6 @@ Result<ChatResponse> RecordingProvider::chat(const ChatRequest& request,
                                              const CancelToken& cancel) noexcept {
   const int64_t started = store::nowMs();
   auto response = inner_.chat(request, callbacks, cancel);
-  if (!response.status().isCancelled()) {
-    heartbeat_.modelOutcome(response.isOk() ? "ok" : "error: " + response.status().message());
-  }
   recordUsage(request, response, started);
   return response;
 }
@@ -38,7 +37,13 @@ void RecordingProvider::recordUsage(const ChatRequest& request,
     if (request.messages) row.prompt_tokens = session::estimateTokens(*request.messages);
     if (response.isOk()) row.completion_tokens = session::estimateTokens(response->message);
   }
-  auto status = usage_.record(row);
+  // A cancelled call says nothing of the endpoint's health: the heartbeat keeps the last one
+  // that does.
+  std::optional<std::string> outcome;
+  if (!response.status().isCancelled()) {
+    outcome = response.isOk() ? "ok" : "error: " + response.status().message();
+  }
+  auto status = usage_.record(row, outcome ? &*outcome : nullptr);
   if (!status.isOk()) log::warn("usage_not_recorded", {{"error", status.message()}});
 }
 

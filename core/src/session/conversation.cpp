@@ -164,10 +164,12 @@ Result<int64_t> Conversation::closeWithNotice(const std::string& text) {
 
 Status Conversation::closeTurn() { return turns_.close(session_id_); }
 
-void Conversation::recordTurn(store::TurnCost cost) {
+void Conversation::recordTurn(store::TurnCost cost, const store::StoredBudget* standing) {
   if (!session_id_) return;
   cost.session_id = session_id_;
-  messages_.recordTurn(cost);
+  if (Status s = messages_.recordTurn(cost, standing); !s.isOk()) {
+    log::warn("turn_not_recorded", {{"error", s.message()}});
+  }
 }
 
 }  // namespace gantry::session

@@ -93,8 +93,9 @@ class Conversation {
   /// Closes the turn without a reply (cancelled).
   Status closeTurn();
 
-  /// Records the cost of the turn (session filled in); a no-op before open() succeeded.
-  void recordTurn(store::TurnCost cost);
+  /// Records the cost of the turn (session filled in) and, when given, the chat's standing
+  /// prompt, in one transaction; a no-op before open() succeeded. A failure is logged.
+  void recordTurn(store::TurnCost cost, const store::StoredBudget* standing);
 
   int64_t sessionId() const { return session_id_; }
   /// The rolling summary to inject ("" for none); set by bound().

@@ -4,6 +4,7 @@
 
 #include "log/log.h"
 #include "store/db.h"
+#include "store/record_rows.h"
 
 using Poco::Data::Keywords::now;
 using Poco::Data::Keywords::use;
@@ -40,18 +41,11 @@ Status HeartbeatRepo::beat(int64_t receive_ok_at, int64_t send_failing_since,
   }
 }
 
-Status HeartbeatRepo::modelOutcome(const std::string& outcome) {
-  try {
-    std::lock_guard lock(store_.mutex());
-    Query(store_.db().prepared,
-          "UPDATE heartbeat SET last_model_at = ?, last_model_outcome = ? WHERE id = 1")
-        .bind(nowMs())
-        .bind(log::redact(outcome))  // an endpoint's error text may echo a key
-        .run();
-    return Status::ok();
-  } catch (const Poco::Exception& e) {
-    return Status::error("store: heartbeat: " + e.displayText());
-  }
+void writeModelOutcome(Db& db, const std::string& outcome) {
+  Query(db.prepared, "UPDATE heartbeat SET last_model_at = ?, last_model_outcome = ? WHERE id = 1")
+      .bind(nowMs())
+      .bind(log::redact(outcome))  // an endpoint's error text may echo a key
+      .run();
 }
 
 Status HeartbeatRepo::stopped() {

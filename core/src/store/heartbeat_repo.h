@@ -36,7 +36,7 @@ class HeartbeatRepo {
   /// (send_failing_since 0: sends work). Error texts are kept redacted, as in the log.
   Status beat(int64_t receive_ok_at, int64_t send_failing_since = 0,
               const std::string& send_error = {});
-  Status modelOutcome(const std::string& outcome);
+  // The last model call's outcome is written with its usage row (UsageRepo::record).
   /// A clean exit: the row stays for inspection but no longer counts as alive.
   Status stopped();
   Result<std::optional<Heartbeat>> read();

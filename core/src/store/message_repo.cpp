@@ -247,7 +247,7 @@ Result<std::vector<OrphanedCall>> MessageRepo::closeOrphanedToolCalls() {
   });
 }
 
-Status MessageRepo::recordTurn(const TurnCost& c) {
+Status MessageRepo::recordTurn(const TurnCost& c, const StoredBudget* standing) {
   return guarded("record turn", [&]() -> Status {
     std::lock_guard lock(store_.mutex());
     auto& cache = store_.db().prepared;
@@ -263,6 +263,7 @@ Status MessageRepo::recordTurn(const TurnCost& c) {
       Query row(cache, "INSERT INTO tool_repairs(session_id, at, kind, tool) VALUES (?, ?, ?, ?)");
       row.bind(c.session_id).bind(c.started_at).bind(repair.kind).bind(repair.tool).run();
     }
+    if (standing) writePromptBudget(store_.db(), *standing);
     transaction.commit();
     return Status::ok();
   });

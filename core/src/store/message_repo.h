@@ -12,6 +12,8 @@
 
 namespace gantry::store {
 
+struct StoredBudget;
+
 /// A tool call closed at start because a crash left it running.
 struct OrphanedCall {
   int64_t session_id;
@@ -88,8 +90,9 @@ class MessageRepo {
   /// replayed. One transaction. Returns what was closed.
   Result<std::vector<OrphanedCall>> closeOrphanedToolCalls();
 
-  /// Appends the turn's row and one tool_repairs row per repair, in one transaction.
-  Status recordTurn(const TurnCost& cost);
+  /// Appends the turn's row and one tool_repairs row per repair and, when given, replaces
+  /// the chat's standing prompt parts (PromptBudgetRepo) with standing's, in one transaction.
+  Status recordTurn(const TurnCost& cost, const StoredBudget* standing = nullptr);
   /// The most recent turn, if any.
   Result<TurnCost> lastTurn();
   /// Number of messages in the session's history.

@@ -25,12 +25,10 @@ struct StoredBudget {
   std::vector<PromptPart> parts;
 };
 
-/// Thread-safe.
+/// Thread-safe. MessageRepo::recordTurn records them, with the turn that ends.
 class PromptBudgetRepo {
  public:
   explicit PromptBudgetRepo(Store& store) : store_(store) {}
-  /// Replaces the chat's parts, in one transaction.
-  Status save(const std::string& chat_id, const std::vector<PromptPart>& parts, int64_t at);
   /// The chat's parts; chat_id "" means the chat recorded last. nullopt when none is recorded.
   Result<std::optional<StoredBudget>> load(const std::string& chat_id);
 

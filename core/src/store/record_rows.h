@@ -8,6 +8,7 @@
 
 #include "gantry/message.h"
 #include "store/db.h"
+#include "store/prompt_budget_repo.h"
 
 namespace gantry::store {
 
@@ -18,5 +19,11 @@ int64_t insertMessage(Db& db, int64_t session_id, const ChatMessage& message);
 /// the record (0 for a notice the record does not hold). Returns the outbox id.
 int64_t insertOutbox(Db& db, const std::string& chat_id, int64_t message_id,
                      const std::string& text);
+
+/// Sets the heartbeat's last model call: now, and its outcome (redacted, as in the log).
+void writeModelOutcome(Db& db, const std::string& outcome);
+
+/// Replaces the chat's standing prompt parts with budget's.
+void writePromptBudget(Db& db, const StoredBudget& budget);
 
 }  // namespace gantry::store

@@ -4,6 +4,7 @@
 #include <Poco/Tuple.h>
 
 #include "store/db.h"
+#include "store/record_rows.h"
 
 using Poco::Data::Keywords::into;
 using Poco::Data::Keywords::now;
@@ -11,14 +12,17 @@ using Poco::Data::Keywords::use;
 
 namespace gantry::store {
 
-Status UsageRepo::record(const UsageRow& row) {
+Status UsageRepo::record(const UsageRow& row, const std::string* model_outcome) {
   return locked(store_, "usage", "record", [&](Poco::Data::Session&) -> Status {
+    Transaction transaction(store_.db());
+    if (model_outcome) writeModelOutcome(store_.db(), *model_outcome);
     Query insert(store_.db().prepared,
                  "INSERT INTO usage(at, model, prompt_tokens, completion_tokens, cached_tokens, "
                  "estimated, dur_ms, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     insert.bind(row.at).bind(row.model).bind(row.prompt_tokens).bind(row.completion_tokens);
     insert.bind(row.cached_tokens).bind(int64_t{row.estimated ? 1 : 0}).bind(row.dur_ms);
     insert.bind(row.outcome).run();
+    transaction.commit();
     return Status::ok();
   });
 }

@@ -32,7 +32,9 @@ struct UsageDay {
 class UsageRepo {
  public:
   explicit UsageRepo(Store& store) : store_(store) {}
-  Status record(const UsageRow& row);
+  /// Appends the call's row and, when given, sets the heartbeat's last model outcome
+  /// (HeartbeatRepo), in one transaction.
+  Status record(const UsageRow& row, const std::string* model_outcome = nullptr);
   /// One row per UTC day with calls, oldest first, over the last `days` days up to now_ms.
   Result<std::vector<UsageDay>> daily(int days, int64_t now_ms);
 

@@ -4,6 +4,8 @@
 #include <filesystem>
 
 #include "store/heartbeat_repo.h"
+#include "store/prompt_budget_repo.h"
+#include "store/usage_repo.h"
 
 namespace fs = std::filesystem;
 using namespace gantry;
@@ -68,11 +70,54 @@ TEST_CASE("the heartbeat row records boot, receives and model outcomes", "[store
   CHECK(!hb.read().value().has_value());
   REQUIRE(hb.boot(123, 30, "stdio").isOk());
   REQUIRE(hb.beat(store::nowMs()).isOk());
-  REQUIRE(hb.modelOutcome("ok").isOk());
+  const std::string ok = "ok";
+  REQUIRE(store::UsageRepo(*s).record({}, &ok).isOk());
   auto row = hb.read().value();
   REQUIRE(row.has_value());
   CHECK(row->pid == 123);
   CHECK(row->channel == "stdio");
   CHECK(row->last_receive_ok_at > 0);
   CHECK(row->last_model_outcome == "ok");
+}
+
+TEST_CASE("a turn's cost and its chat's standing prompt are recorded together", "[store]") {
+  auto s = freshStore("turn_budget.db");
+  store::MessageRepo repo(*s);
+  const int64_t session = repo.session("chat-1").value();
+  store::TurnCost turn;
+  turn.session_id = session;
+  turn.started_at = 1000;
+  turn.outcome = "ok";
+  store::StoredBudget first{
+      "chat-1",
+      2000,
+      {{"persona", 10, ""}, {"history", 40, "4 messages"}, {"summary", 0, ""}, {"total", 50, ""}}};
+  REQUIRE(repo.recordTurn(turn, &first).isOk());
+  store::StoredBudget other{"chat-2", 2500, {{"persona", 7, ""}, {"total", 7, ""}}};
+  REQUIRE(repo.recordTurn(turn, &other).isOk());
+
+  // The next turn changes one part and has one part fewer: nothing of the first is left over.
+  store::StoredBudget second{
+      "chat-1", 3000, {{"persona", 10, ""}, {"history", 60, "6 messages"}, {"total", 70, ""}}};
+  turn.started_at = 2900;
+  REQUIRE(repo.recordTurn(turn, &second).isOk());
+  store::PromptBudgetRepo budgets(*s);
+  auto stored = budgets.load("chat-1").value();
+  REQUIRE(stored.has_value());
+  CHECK(stored->at == 3000);
+  REQUIRE(stored->parts.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(stored->parts[i].part == second.parts[i].part);
+    CHECK(stored->parts[i].est_tokens == second.parts[i].est_tokens);
+    CHECK(stored->parts[i].detail == second.parts[i].detail);
+  }
+  CHECK(budgets.load("").value()->chat_id == "chat-1");  // the chat recorded last
+  CHECK(budgets.load("chat-2").value()->parts.size() == 2);
+  CHECK(repo.lastTurn().value().started_at == 2900);
+
+  // Without a standing prompt (a turn the chat's record does not follow) only the cost is kept.
+  turn.started_at = 3500;
+  REQUIRE(repo.recordTurn(turn).isOk());
+  CHECK(repo.lastTurn().value().started_at == 3500);
+  CHECK(budgets.load("chat-1").value()->at == 3000);
 }

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+#include "store/heartbeat_repo.h"
+
 namespace fs = std::filesystem;
 using namespace gantry;
 
@@ -53,4 +55,26 @@ TEST_CASE("usage sums model calls per UTC day over the days asked for", "[store]
   CHECK(two->at(1).date == "2025-12-02");
   CHECK(repo.daily(3, kDec1 + kDay + 100)->size() == 3);
   CHECK(repo.daily(1, kDec1 + kDay + 100)->size() == 1);
+}
+
+TEST_CASE("a model call's usage row and the heartbeat's last outcome are written together",
+          "[store]") {
+  auto s = freshStore("usage_heartbeat.db");
+  store::UsageRepo repo(*s);
+  store::HeartbeatRepo heartbeat(*s);
+  REQUIRE(heartbeat.boot(1, 30, "stdio").isOk());
+  const std::string failed = "error: HTTP 500 from the endpoint";
+  REQUIRE(repo.record(call(kDec1, 10, 2), &failed).isOk());
+  auto row = heartbeat.read().value();
+  REQUIRE(row.has_value());
+  CHECK(row->last_model_outcome == failed);
+  CHECK(row->last_model_at > 0);
+
+  // A cancelled call is counted but says nothing of the endpoint: the outcome stays.
+  REQUIRE(repo.record(call(kDec1 + 1, 3, 0)).isOk());
+  CHECK(heartbeat.read().value()->last_model_outcome == failed);
+  auto days = repo.daily(1, kDec1 + 2).value();
+  REQUIRE(days.size() == 1);
+  CHECK(days[0].calls == 2);
+  CHECK(days[0].prompt_tokens == 13);
 }
