@@ -2,6 +2,8 @@
 /// Keeps the memory table's full-text index in few b-trees, in bounded steps taken while the
 /// chats are idle.
 
+#include <string>
+
 #include "store/store.h"
 
 namespace gantry::store {
@@ -17,6 +19,8 @@ Result<int64_t> memoryIndexTrees(Store& store);
 /// recall's queries took 2-3 times as long as on one. Once there are more than
 /// kMaxMemoryIndexTrees, they are merged into one by FTS5's incremental 'merge' command, a
 /// few pages a step, so a message arriving waits for one step at most.
+struct Db;
+
 class MemoryIndexCompaction {
  public:
   explicit MemoryIndexCompaction(Store& store) : store_(store) {}
@@ -26,8 +30,12 @@ class MemoryIndexCompaction {
   Result<bool> step();
 
  private:
+  bool tooManyTrees(Db& db);
+
   Store& store_;
-  bool merging_ = false;  ///< a merge is under way; guarded by the store's mutex
+  // Guarded by the store's mutex:
+  bool merging_ = false;      ///< a merge is under way
+  std::string few_trees_at_;  ///< the structure record when there were few b-trees last
 };
 
 }  // namespace gantry::store

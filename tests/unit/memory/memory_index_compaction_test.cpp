@@ -66,6 +66,19 @@ TEST_CASE("a memory index of few b-trees is left as it is", "[memory]") {
   CHECK(indexTrees(temp.store()) == trees);
 }
 
+TEST_CASE("b-trees added after a check that found few are still merged", "[memory]") {
+  TempStore temp;
+  storeRowsOneByOne(temp.store(), 2);
+  MemoryIndexCompaction compaction(temp.store());
+  CHECK(compactFully(compaction) == 0);  // few: the check remembers the index as it was
+  CHECK(compactFully(compaction) == 0);
+
+  storeRowsOneByOne(temp.store(), 10);
+  REQUIRE(indexTrees(temp.store()) > kMaxMemoryIndexTrees);
+  CHECK(compactFully(compaction) >= 1);
+  CHECK(indexTrees(temp.store()) == 1);
+}
+
 TEST_CASE("rows stored while the memory index is being merged are kept and found", "[memory]") {
   TempStore temp;
   storeRowsOneByOne(temp.store(), 1500);
