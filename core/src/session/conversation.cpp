@@ -13,13 +13,12 @@ Conversation::Conversation(store::Store& store, Provider& folder, ConversationOp
       options_(std::move(options)) {}
 
 Status Conversation::open(const std::string& chat_id) {
-  auto session = messages_.session(chat_id);
+  auto session = messages_.open(chat_id);
   if (!session.isOk()) return session.status();
   chat_id_ = chat_id;
-  session_id_ = session.value();
-  auto history = messages_.history(session_id_);
-  if (!history.isOk()) return history.status();
-  history_ = std::move(history.value());
+  session_id_ = session->id;
+  history_ = std::move(session->history);
+  summary_ = std::move(session->summary);
   return Status::ok();
 }
 
@@ -64,7 +63,6 @@ Status Conversation::bound(const CancelToken& cancel) {
   const bool dropped = !result.dropped.empty();
   if (dropped) foldAway(result, cancel);
   history_ = std::move(result.kept);
-  if (auto s = sessions_.summary(session_id_); s.isOk()) summary_ = s.value();
   collapseToolResults();
   // A continuation (no message of its own) or a resumed turn goes on from the history as
   // it is: it ends with the turn's message, its results so far or the note it waits on.
@@ -85,8 +83,7 @@ void Conversation::foldAway(const BoundResult& result, const CancelToken& cancel
 }
 
 bool Conversation::fold(const std::vector<ChatMessage>& dropped, const CancelToken& cancel) {
-  auto old = sessions_.summary(session_id_);
-  auto folded = foldSummary(folder_, old.isOk() ? old.value() : "", dropped, cancel, options_.fold);
+  auto folded = foldSummary(folder_, summary_, dropped, cancel, options_.fold);
   if (!folded.isOk()) {
     log::warn("summary_fold_failed", {{"error", folded.status().message()},
                                       {"kept_unsummarised", std::to_string(dropped.size())}});
@@ -96,6 +93,7 @@ bool Conversation::fold(const std::vector<ChatMessage>& dropped, const CancelTok
     log::warn("summary_save_failed", {{"error", s.message()}});
     return false;
   }
+  summary_ = std::move(folded.value());
   return true;
 }
 

@@ -42,7 +42,8 @@ class Conversation {
   Conversation(const Conversation&) = delete;
   Conversation& operator=(const Conversation&) = delete;
 
-  /// Loads the chat's session and its history. Call once, first; fails on a store error.
+  /// Loads the chat's session, its history and its summary. Call once, first; fails on a
+  /// store error.
   Status open(const std::string& chat_id);
 
   /// Records the user message exactly as it will be sent, the volatile tail in front, so the
@@ -98,7 +99,7 @@ class Conversation {
   void recordTurn(store::TurnCost cost, const store::StoredBudget* standing);
 
   int64_t sessionId() const { return session_id_; }
-  /// The rolling summary to inject ("" for none); set by bound().
+  /// The rolling summary to inject ("" for none): as open() read it, or as bound() folded it.
   const std::string& summary() const { return summary_; }
   /// The history to send, oldest first, ending with what the turn has added so far.
   const std::vector<ChatMessage>& history() const { return history_; }

@@ -83,6 +83,37 @@ std::vector<ToolCall> decodeToolCalls(const std::string& json) {
   return calls;
 }
 
+namespace {
+
+int64_t createSession(PreparedCache& cache, const std::string& chat_id) {
+  const int64_t at = nowMs();
+  Query insert(cache, "INSERT INTO sessions(chat_id, created_at, updated_at) VALUES (?, ?, ?)");
+  insert.bind(chat_id).bind(at).bind(at).run();
+  return static_cast<int64_t>(sqlite3_last_insert_rowid(cache.db()));
+}
+
+std::vector<ChatMessage> readHistory(PreparedCache& cache, int64_t session_id) {
+  Query select(cache,
+               "SELECT role, content, COALESCE(tool_calls, ''), COALESCE(tool_call_id, ''), "
+               "COALESCE(name, ''), COALESCE(reasoning, '') FROM messages "
+               "WHERE session_id = ? AND in_history = 1 ORDER BY id");
+  select.bind(session_id);
+  std::vector<ChatMessage> out;
+  while (select.step()) {
+    ChatMessage m;
+    m.role = roleFrom(select.text(0));
+    m.content = select.text(1);
+    m.tool_calls = decodeToolCalls(select.text(2));
+    m.tool_call_id = select.text(3);
+    m.name = select.text(4);
+    m.reasoning = select.text(5);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<int64_t> MessageRepo::session(const std::string& chat_id) {
   return guarded("session", [&]() -> Result<int64_t> {
     std::lock_guard lock(store_.mutex());
@@ -91,10 +122,29 @@ Result<int64_t> MessageRepo::session(const std::string& chat_id) {
       Query find(cache, "SELECT id FROM sessions WHERE chat_id = ?");
       if (find.bind(chat_id).step()) return find.integer(0);
     }
-    const int64_t at = nowMs();
-    Query insert(cache, "INSERT INTO sessions(chat_id, created_at, updated_at) VALUES (?, ?, ?)");
-    insert.bind(chat_id).bind(at).bind(at).run();
-    return static_cast<int64_t>(sqlite3_last_insert_rowid(cache.db()));
+    return createSession(cache, chat_id);
+  });
+}
+
+// One read transaction instead of one a query: SQLite's file locks are taken once.
+Result<OpenedSession> MessageRepo::open(const std::string& chat_id) {
+  return guarded("open session", [&]() -> Result<OpenedSession> {
+    std::lock_guard lock(store_.mutex());
+    Db& db = store_.db();
+    OpenedSession opened;
+    Transaction reads(db);
+    {
+      Query find(db.prepared, "SELECT id, summary FROM sessions WHERE chat_id = ?");
+      if (find.bind(chat_id).step()) {
+        opened.id = find.integer(0);
+        opened.summary = find.text(1);
+      }
+    }
+    if (opened.id != 0) opened.history = readHistory(db.prepared, opened.id);
+    reads.commit();
+    // A new chat: its session is written after the reads, in a transaction of its own.
+    if (opened.id == 0) opened.id = createSession(db.prepared, chat_id);
+    return opened;
   });
 }
 
@@ -118,23 +168,7 @@ Status MessageRepo::setContent(int64_t message_id, const std::string& content) {
 Result<std::vector<ChatMessage>> MessageRepo::history(int64_t session_id) {
   return guarded("history", [&]() -> Result<std::vector<ChatMessage>> {
     std::lock_guard lock(store_.mutex());
-    Query select(store_.db().prepared,
-                 "SELECT role, content, COALESCE(tool_calls, ''), COALESCE(tool_call_id, ''), "
-                 "COALESCE(name, ''), COALESCE(reasoning, '') FROM messages "
-                 "WHERE session_id = ? AND in_history = 1 ORDER BY id");
-    select.bind(session_id);
-    std::vector<ChatMessage> out;
-    while (select.step()) {
-      ChatMessage m;
-      m.role = roleFrom(select.text(0));
-      m.content = select.text(1);
-      m.tool_calls = decodeToolCalls(select.text(2));
-      m.tool_call_id = select.text(3);
-      m.name = select.text(4);
-      m.reasoning = select.text(5);
-      out.push_back(std::move(m));
-    }
-    return out;
+    return readHistory(store_.db().prepared, session_id);
   });
 }
 

@@ -58,12 +58,22 @@ struct CallCost {
   int64_t result_chars = 0;  ///< before truncation
 };
 
+/// A chat's session as a turn opens it.
+struct OpenedSession {
+  int64_t id = 0;
+  std::vector<ChatMessage> history;  ///< messages still in history, oldest first
+  std::string summary;               ///< the rolling summary of what left it; "" for none
+};
+
 class MessageRepo {
  public:
   explicit MessageRepo(Store& store) : store_(store) {}
 
   /// The session of a chat, created on first use.
   Result<int64_t> session(const std::string& chat_id);
+  /// The chat's session (created on first use) with its history and summary, read in one
+  /// transaction.
+  Result<OpenedSession> open(const std::string& chat_id);
   /// Appends a message to the session's history; returns its id.
   Result<int64_t> append(int64_t session_id, const ChatMessage& message);
   /// Replaces a message's content (a user message whose text was settled after recording,

@@ -74,6 +74,34 @@ TEST_CASE("turns past the bounds leave the history once they are summarised", "[
   CHECK(f.messages.historyCount(f.session).value() == static_cast<int64_t>(c->history().size()));
 }
 
+TEST_CASE("a turn opens with the summary of earlier folds and folds the next onto it",
+          "[session]") {
+  Fixture f;
+  f.provider.reply("The user asked six questions.");
+  f.turn("question 6");
+  f.append(Role::kAssistant, "answer 6");
+
+  Conversation c(f.temp.store(), f.provider, Fixture::options());
+  REQUIRE(c.open("chat").isOk());
+  CHECK(c.summary() == "The user asked six questions.");  // before any bounding
+  for (int i = 7; i < 10; ++i) {
+    REQUIRE(c.recordUser("question " + std::to_string(i), {}, {}).isOk());
+    REQUIRE(c.recordReply({Role::kAssistant, "answer", {}, {}, {}, {}, {}}).isOk());
+  }
+  REQUIRE(c.recordUser("question 10", {}, {}).isOk());
+  f.provider.reply("Ten questions.");
+  CancelToken cancel;
+  REQUIRE(c.bound(cancel).isOk());
+  CHECK(c.summary() == "Ten questions.");
+  // The fold was asked to extend the summary the turn opened with.
+  bool extended = false;
+  for (const auto& message : f.provider.requests.back()) {
+    extended =
+        extended || message.content.find("The user asked six questions.") != std::string::npos;
+  }
+  CHECK(extended);
+}
+
 TEST_CASE("a failed fold keeps the oldest turns in the history for the next fold, not the prompt",
           "[session]") {
   Fixture f;

@@ -5,6 +5,7 @@
 
 #include "store/heartbeat_repo.h"
 #include "store/prompt_budget_repo.h"
+#include "store/session_repo.h"
 #include "store/usage_repo.h"
 
 namespace fs = std::filesystem;
@@ -120,4 +121,27 @@ TEST_CASE("a turn's cost and its chat's standing prompt are recorded together", 
   REQUIRE(repo.recordTurn(turn).isOk());
   CHECK(repo.lastTurn().value().started_at == 3500);
   CHECK(budgets.load("chat-1").value()->at == 3000);
+}
+
+TEST_CASE("opening a chat's session reads its history and summary, or creates it", "[store]") {
+  auto s = freshStore("open_session.db");
+  store::MessageRepo repo(*s);
+  auto fresh = repo.open("new-chat");
+  REQUIRE(fresh.isOk());
+  CHECK(fresh->id > 0);
+  CHECK(fresh->history.empty());
+  CHECK(fresh->summary.empty());
+  CHECK(repo.session("new-chat").value() == fresh->id);  // the new session was kept
+
+  REQUIRE(repo.append(fresh->id, {Role::kUser, "hello", {}, {}, {}, {}, {}}).isOk());
+  REQUIRE(repo.append(fresh->id, {Role::kAssistant, "hi", {}, {}, {}, {}, {}}).isOk());
+  REQUIRE(store::SessionRepo(*s).setSummary(fresh->id, "They greeted each other.").isOk());
+  auto again = repo.open("new-chat");
+  REQUIRE(again.isOk());
+  CHECK(again->id == fresh->id);
+  REQUIRE(again->history.size() == 2);
+  CHECK(again->history[0].content == "hello");
+  CHECK(again->history[1].role == Role::kAssistant);
+  CHECK(again->summary == "They greeted each other.");
+  CHECK(repo.open("other-chat")->id != fresh->id);
 }
