@@ -98,7 +98,7 @@ TEST_CASE("end of input right after a newline returns no empty last line") {
 
 TEST_CASE("a line far longer than one read arrives whole, and so does the next") {
   Pipe pipe;
-  std::string long_line(300 * 1024, 'x');
+  std::string long_line(std::size_t{300} * 1024, 'x');
   long_line[1234] = 'y';
   LineReader reader(pipe.fds[0]);
   bool written = false;
