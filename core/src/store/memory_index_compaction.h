@@ -8,6 +8,8 @@
 
 namespace gantry::store {
 
+struct Db;
+
 /// Above this many b-trees the memory index is merged into one.
 inline constexpr int kMaxMemoryIndexTrees = 4;
 
@@ -19,8 +21,6 @@ Result<int64_t> memoryIndexTrees(Store& store);
 /// recall's queries took 2-3 times as long as on one. Once there are more than
 /// kMaxMemoryIndexTrees, they are merged into one by FTS5's incremental 'merge' command, a
 /// few pages a step, so a message arriving waits for one step at most.
-struct Db;
-
 class MemoryIndexCompaction {
  public:
   explicit MemoryIndexCompaction(Store& store) : store_(store) {}
