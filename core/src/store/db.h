@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 
+#include "store/history_cache.h"
 #include "store/prepared.h"
 #include "store/store.h"
 
@@ -19,6 +20,7 @@ struct Db {
       : session(std::move(s)), prepared(Poco::Data::SQLite::Utility::dbHandle(session)) {}
   Poco::Data::Session session;
   PreparedCache prepared;  ///< finalized before the session closes (declared after it)
+  HistoryCache histories;
 };
 
 /// A transaction begun and ended with plain SQL on cached statements, rolled back on

@@ -92,24 +92,41 @@ int64_t createSession(PreparedCache& cache, const std::string& chat_id) {
   return static_cast<int64_t>(sqlite3_last_insert_rowid(cache.db()));
 }
 
-std::vector<ChatMessage> readHistory(PreparedCache& cache, int64_t session_id) {
+// Appends the session's messages in history after history.last_id, oldest first.
+void readMessagesAfter(PreparedCache& cache, int64_t session_id, HistoryCache::History& history) {
   Query select(cache,
-               "SELECT role, content, COALESCE(tool_calls, ''), COALESCE(tool_call_id, ''), "
+               "SELECT id, role, content, COALESCE(tool_calls, ''), COALESCE(tool_call_id, ''), "
                "COALESCE(name, ''), COALESCE(reasoning, '') FROM messages "
-               "WHERE session_id = ? AND in_history = 1 ORDER BY id");
-  select.bind(session_id);
-  std::vector<ChatMessage> out;
+               "WHERE session_id = ? AND in_history = 1 AND id > ? ORDER BY id");
+  select.bind(session_id).bind(history.last_id);
   while (select.step()) {
     ChatMessage m;
-    m.role = roleFrom(select.text(0));
-    m.content = select.text(1);
-    m.tool_calls = decodeToolCalls(select.text(2));
-    m.tool_call_id = select.text(3);
-    m.name = select.text(4);
-    m.reasoning = select.text(5);
-    out.push_back(std::move(m));
+    m.role = roleFrom(select.text(1));
+    m.content = select.text(2);
+    m.tool_calls = decodeToolCalls(select.text(3));
+    m.tool_call_id = select.text(4);
+    m.name = select.text(5);
+    m.reasoning = select.text(6);
+    history.messages.push_back(std::move(m));
+    history.last_id = select.integer(0);  // with each row: a failure leaves a whole prefix
   }
-  return out;
+}
+
+// No message the history holds has left the session's history (history_cache.h).
+bool stillWhole(PreparedCache& cache, int64_t session_id, const HistoryCache::History& history) {
+  Query count(cache,
+              "SELECT COUNT(*) FROM messages WHERE session_id = ? AND in_history = 1 AND id <= ?");
+  count.bind(session_id).bind(history.last_id);
+  return count.step() && count.integer(0) == static_cast<int64_t>(history.messages.size());
+}
+
+std::vector<ChatMessage> readHistory(Db& db, int64_t session_id) {
+  HistoryCache::History* history = db.histories.find(session_id);
+  if (history == nullptr || !stillWhole(db.prepared, session_id, *history)) {
+    history = &db.histories.keep(session_id, {});
+  }
+  readMessagesAfter(db.prepared, session_id, *history);
+  return history->messages;
 }
 
 }  // namespace
@@ -140,7 +157,7 @@ Result<OpenedSession> MessageRepo::open(const std::string& chat_id) {
         opened.summary = find.text(1);
       }
     }
-    if (opened.id != 0) opened.history = readHistory(db.prepared, opened.id);
+    if (opened.id != 0) opened.history = readHistory(db, opened.id);
     reads.commit();
     // A new chat: its session is written after the reads, in a transaction of its own.
     if (opened.id == 0) opened.id = createSession(db.prepared, chat_id);
@@ -161,6 +178,7 @@ Status MessageRepo::setContent(int64_t message_id, const std::string& content) {
     std::string text = content;
     store_.db().session << "UPDATE messages SET content = ? WHERE id = ?", use(text),
         use(message_id), now;
+    store_.db().histories.clear();  // a cached history may hold the message as it was
     return Status::ok();
   });
 }
@@ -168,7 +186,7 @@ Status MessageRepo::setContent(int64_t message_id, const std::string& content) {
 Result<std::vector<ChatMessage>> MessageRepo::history(int64_t session_id) {
   return guarded("history", [&]() -> Result<std::vector<ChatMessage>> {
     std::lock_guard lock(store_.mutex());
-    return readHistory(store_.db().prepared, session_id);
+    return readHistory(store_.db(), session_id);
   });
 }
 

@@ -1,0 +1,28 @@
+#include "store/history_cache.h"
+
+#include <algorithm>
+
+namespace gantry::store {
+
+HistoryCache::History* HistoryCache::find(int64_t session_id) {
+  auto it = std::find_if(entries_.begin(), entries_.end(),
+                         [&](const auto& entry) { return entry.first == session_id; });
+  if (it == entries_.end()) return nullptr;
+  std::rotate(it, it + 1, entries_.end());
+  return &entries_.back().second;
+}
+
+HistoryCache::History& HistoryCache::keep(int64_t session_id, History history) {
+  forget(session_id);
+  if (entries_.size() >= kSessions) entries_.erase(entries_.begin());
+  entries_.emplace_back(session_id, std::move(history));
+  return entries_.back().second;
+}
+
+void HistoryCache::forget(int64_t session_id) {
+  entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
+                                [&](const auto& entry) { return entry.first == session_id; }),
+                 entries_.end());
+}
+
+}  // namespace gantry::store

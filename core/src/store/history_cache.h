@@ -1,0 +1,42 @@
+#pragma once
+/// The in-history messages of the sessions read last, so that opening a chat reads only the
+/// messages added since: reading a 200-message history again was 13% of a turn's
+/// instructions (bench_host). Included by store/*.cpp only; used under the Store's lock.
+///
+/// A history changes by messages appended (with ids above every earlier one) and by messages
+/// leaving it (in_history 1 -> 0, never back), so a cached history is still whole while the
+/// session has as many messages in history up to its last id as the cache holds. The one
+/// rewrite of a message (MessageRepo::setContent) forgets every cached history.
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "gantry/message.h"
+
+namespace gantry::store {
+
+class HistoryCache {
+ public:
+  struct History {
+    int64_t last_id = 0;  ///< the newest message read; 0 for none
+    std::vector<ChatMessage> messages;
+  };
+
+  /// The cached history of the session (now the most recently used), or null.
+  History* find(int64_t session_id);
+  /// Caches the session's history, in place of any earlier one; the least recently used
+  /// session beyond kSessions is forgotten. Returns the cached history.
+  History& keep(int64_t session_id, History history);
+  void forget(int64_t session_id);
+  void clear() { entries_.clear(); }
+
+  /// A personal agent talks in a chat or two; a history is ~100 KB at its bound.
+  static constexpr std::size_t kSessions = 4;
+
+ private:
+  std::vector<std::pair<int64_t, History>> entries_;  ///< the most recently used last
+};
+
+}  // namespace gantry::store

@@ -1,0 +1,152 @@
+// A chat's history read again comes from the cache of the store's connection plus the
+// messages added since; these tests change the history every way the record allows, through
+// the same connection and through another one (as another process would), and compare each
+// read with what the record holds.
+#include "store/history_cache.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "store/message_repo.h"
+#include "store/turn_repo.h"
+
+namespace fs = std::filesystem;
+using namespace gantry;
+
+namespace {
+
+std::string dbPath(const char* name) {
+  fs::path dir = fs::temp_directory_path() / ("gantry_history_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::remove(dir / name);
+  return (dir / name).string();
+}
+
+std::unique_ptr<store::Store> openStore(const std::string& path) {
+  auto s = store::Store::open(path);
+  REQUIRE(s.isOk());
+  return std::move(s.value());
+}
+
+ChatMessage text(Role role, std::string content) {
+  return {role, std::move(content), {}, {}, {}, {}, {}};
+}
+
+std::vector<std::string> contents(const std::vector<ChatMessage>& history) {
+  std::vector<std::string> out;
+  for (const auto& m : history) out.push_back(m.content);
+  return out;
+}
+
+using Texts = std::vector<std::string>;
+
+/// The chat's history as its next turn opens it.
+Texts opened(store::MessageRepo& repo, const std::string& chat) {
+  auto session = repo.open(chat);
+  REQUIRE(session.isOk());
+  return contents(session->history);
+}
+
+}  // namespace
+
+TEST_CASE("a history opened again holds the messages appended since, in order", "[store]") {
+  auto s = openStore(dbPath("appended.db"));
+  store::MessageRepo repo(*s);
+  const int64_t session = repo.open("chat").value().id;
+  REQUIRE(repo.append(session, text(Role::kUser, "one")).isOk());
+  CHECK(opened(repo, "chat") == Texts{"one"});
+  REQUIRE(repo.append(session, text(Role::kAssistant, "two")).isOk());
+  ChatMessage calls{Role::kAssistant, "", {}, {{"c1", "memory_recall", "{}", "sig"}}, {}, {}, "r"};
+  auto rows = repo.appendCalls(session, calls);
+  REQUIRE(rows.isOk());
+  REQUIRE(repo.appendResult(session, rows->at(0), true, {},
+                            {Role::kTool, "found", {}, {}, "c1", "memory_recall", {}})
+              .isOk());
+  auto history = repo.open("chat").value().history;
+  CHECK(contents(history) == Texts{"one", "two", "", "found"});
+  CHECK(history[2].tool_calls.at(0).thought_signature == "sig");
+  CHECK(history[2].reasoning == "r");
+  CHECK(history[3].tool_call_id == "c1");
+  CHECK(contents(repo.history(session).value()) == contents(history));
+}
+
+TEST_CASE("messages that leave the history are gone from it when it is opened again", "[store]") {
+  auto s = openStore(dbPath("left.db"));
+  store::MessageRepo repo(*s);
+  const int64_t session = repo.open("chat").value().id;
+  std::vector<int64_t> ids;
+  for (const char* m : {"a", "b", "c", "d"})
+    ids.push_back(repo.append(session, text(Role::kUser, m)).value());
+  CHECK(opened(repo, "chat") == Texts{"a", "b", "c", "d"});
+
+  REQUIRE(repo.dropFromHistory(session, 1).isOk());  // a fold
+  CHECK(opened(repo, "chat") == Texts{"b", "c", "d"});
+  REQUIRE(repo.hideMessage(ids[2]).isOk());  // a cancelled bubble
+  REQUIRE(repo.append(session, text(Role::kUser, "e")).isOk());
+  CHECK(opened(repo, "chat") == Texts{"b", "d", "e"});
+  REQUIRE(repo.clearHistory(session).isOk());  // /new
+  CHECK(opened(repo, "chat").empty());
+  REQUIRE(repo.append(session, text(Role::kUser, "f")).isOk());
+  CHECK(opened(repo, "chat") == Texts{"f"});
+}
+
+TEST_CASE("a message's settled content is read, not the cached one", "[store]") {
+  auto s = openStore(dbPath("settled.db"));
+  store::MessageRepo repo(*s);
+  const int64_t session = repo.open("chat").value().id;
+  const int64_t id =
+      repo.append(session, text(Role::kUser, "[memory]\n- (fact) x: y\n\nhi")).value();
+  REQUIRE(opened(repo, "chat").size() == 1);
+  REQUIRE(repo.setContent(id, "hi").isOk());
+  CHECK(opened(repo, "chat") == Texts{"hi"});
+}
+
+TEST_CASE("changes another connection makes to a history are seen", "[store]") {
+  const std::string path = dbPath("other_connection.db");
+  auto daemon = openStore(path);
+  store::MessageRepo repo(*daemon);
+  const int64_t session = repo.open("chat").value().id;
+  std::vector<int64_t> ids;
+  for (const char* m : {"a", "b", "c"})
+    ids.push_back(repo.append(session, text(Role::kUser, m)).value());
+  CHECK(opened(repo, "chat") == Texts{"a", "b", "c"});
+
+  auto other = store::Store::open(path, store::Access::kNoSchema);
+  REQUIRE(other.isOk());
+  store::MessageRepo elsewhere(*other.value());
+  REQUIRE(elsewhere.hideMessage(ids[1]).isOk());
+  REQUIRE(elsewhere.append(session, text(Role::kAssistant, "d")).isOk());
+  CHECK(opened(repo, "chat") == Texts{"a", "c", "d"});
+  // Hidden and appended as many: the count of the cached part alone tells it changed.
+  REQUIRE(elsewhere.hideMessage(ids[0]).isOk());
+  REQUIRE(elsewhere.append(session, text(Role::kAssistant, "e")).isOk());
+  CHECK(opened(repo, "chat") == Texts{"c", "d", "e"});
+}
+
+TEST_CASE("histories of more chats than are cached each read whole", "[store]") {
+  auto s = openStore(dbPath("many_chats.db"));
+  store::MessageRepo repo(*s);
+  const std::size_t chats = store::HistoryCache::kSessions + 2;
+  for (int round = 0; round < 3; ++round) {
+    for (std::size_t chat = 0; chat < chats; ++chat) {
+      const std::string name = "chat-" + std::to_string(chat);
+      const int64_t session = repo.open(name).value().id;
+      REQUIRE(repo.append(session, text(Role::kUser, name + "/" + std::to_string(round))).isOk());
+      Texts expected;
+      for (int r = 0; r <= round; ++r) expected.push_back(name + "/" + std::to_string(r));
+      CHECK(opened(repo, name) == expected);
+    }
+  }
+}
+
+TEST_CASE("the history of a turn kept open is read with its user message", "[store]") {
+  auto s = openStore(dbPath("open_turn.db"));
+  store::MessageRepo repo(*s);
+  store::TurnRepo turns(*s);
+  const int64_t session = repo.open("chat").value().id;
+  REQUIRE(opened(repo, "chat").empty());
+  REQUIRE(turns.open(session, text(Role::kUser, "question"), {}).isOk());
+  CHECK(opened(repo, "chat") == Texts{"question"});
+  REQUIRE(turns.closeWithReply(session, "chat", text(Role::kAssistant, "answer")).isOk());
+  CHECK(opened(repo, "chat") == Texts{"question", "answer"});
+}
