@@ -44,6 +44,7 @@
 #include "store/kv_repo.h"
 #include "store/maintenance.h"
 #include "store/memory_repo.h"
+#include "store/message_index.h"
 #include "store/message_repo.h"
 #include "store/task_repo.h"
 #include "tools/catalog.h"
@@ -507,6 +508,10 @@ class Daemon {
     if (tasks_) tasks_->shutdown();  // running tasks end cancelled, new ones are refused
     if (api_) api_->stop();          // then the requests waiting on them are answered
     chat_->shutdown(kShutdownBound);
+    // What no worker indexed going idle (a turn cancelled at the bound, a recovery notice).
+    if (Status s = store::MessageIndex(*store_).catchUp(); !s.isOk()) {
+      log::warn("message_index_failed", {{"error", s.message()}});
+    }
     if (scheduler_) scheduler_->stop();
     if (consolidator_) consolidator_->stop();
     if (heartbeat_thread_.joinable()) heartbeat_thread_.join();

@@ -180,12 +180,26 @@ class ChatService::Worker {
       lock.lock();
       if (bubbles_.empty()) {  // still busy: drain() waits for the wind-down
         lock.unlock();
+        indexMessages();
         compactMemoryIndex();
         releaseIdleMemory();
         lock.lock();
       }
       busy_ = false;
       s_.cv_idle_.notify_all();
+    }
+  }
+
+  /// Going idle: the messages recorded since are indexed for `gantry search`, a step at a
+  /// time while nothing waits for this chat; during a shutdown too, so that a clean stop
+  /// leaves them searchable.
+  void indexMessages() {
+    while (nothingWaiting()) {
+      auto more = s_.message_index_.step();
+      if (!more.isOk() && !s_.message_index_failed_.exchange(true)) {
+        log::warn("message_index_failed", {{"error", more.status().message()}});
+      }
+      if (!more.isOk() || !more.value()) return;
     }
   }
 
@@ -358,6 +372,7 @@ ChatService::ChatService(agent::Agent& agent, Channel& channel, store::Store& st
       inbox_(store),
       outbox_(store),
       turns_(store),
+      message_index_(store),
       index_compaction_(store),
       options_(options),
       texts_(std::move(texts)),

@@ -24,6 +24,7 @@
 #include "gantry/channel.h"
 #include "store/inbox_repo.h"
 #include "store/memory_index_compaction.h"
+#include "store/message_index.h"
 #include "store/message_repo.h"
 #include "store/outbox_repo.h"
 #include "store/turn_repo.h"
@@ -100,6 +101,8 @@ class ChatService final : public InboundSink {
   store::InboxRepo inbox_;
   store::OutboxRepo outbox_;
   store::TurnRepo turns_;
+  store::MessageIndex message_index_;              ///< stepped by workers going idle
+  std::atomic<bool> message_index_failed_{false};  ///< its failure was logged once
   store::MemoryIndexCompaction index_compaction_;  ///< stepped by workers going idle
   std::atomic<bool> compaction_failed_{false};     ///< its failure was logged once
   ChatOptions options_;

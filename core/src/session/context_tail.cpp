@@ -2,22 +2,17 @@
 
 #include <algorithm>
 
+#include "gantry/text/context_blocks.h"
+
 namespace gantry::session {
 namespace {
 
-constexpr std::string_view kMemoryHead = "[memory]\n";
-constexpr std::string_view kNowHead = "[now] ";
+using text::kMemoryHead;
+using text::kNowHead;
+using text::leadingBlock;
 
 bool startsWith(std::string_view text, std::string_view head) {
   return text.substr(0, head.size()) == head;
-}
-
-// The length of the leading block that starts with head (through its blank line), or 0.
-// A block's lines never hold a blank line: memory rows and the time are single lines.
-std::size_t leadingBlock(std::string_view sent, std::string_view head) {
-  if (!startsWith(sent, head)) return 0;
-  auto end = sent.find("\n\n");
-  return end == std::string_view::npos ? 0 : end + 2;
 }
 
 // Calls row(line) for each row line of block, the head line left out.
@@ -47,13 +42,7 @@ std::string withContext(const std::string& memory_block, const std::string& now,
   return sent + text;
 }
 
-std::string_view userText(std::string_view sent) {
-  // In the order withContext writes them, each at most once, so words of the user's that
-  // happen to look like a block are kept.
-  sent.remove_prefix(leadingBlock(sent, kMemoryHead));
-  sent.remove_prefix(leadingBlock(sent, kNowHead));
-  return sent;
-}
+std::string_view userText(std::string_view sent) { return sent.substr(text::contextBytes(sent)); }
 
 std::string_view memoryBlockOf(std::string_view sent) {
   std::size_t block = leadingBlock(sent, kMemoryHead);

@@ -9,6 +9,7 @@
 
 #include <sstream>
 
+#include "gantry/text/context_blocks.h"
 #include "store/db.h"
 #include "store/record_rows.h"
 
@@ -40,16 +41,24 @@ auto guarded(const char* what, Fn&& fn) -> decltype(fn()) {
   }
 }
 
+// What the search index leaves out of a user message (the view message_text): the context
+// it was sent with, in characters, as SQL's substr() counts them.
+int64_t contextChars(std::string_view content) {
+  return static_cast<int64_t>(text::utf8Chars(content.substr(0, text::contextBytes(content))));
+}
+
 }  // namespace
 
 int64_t insertMessage(Db& db, int64_t session_id, const ChatMessage& m) {
   Query insert(db.prepared,
                "INSERT INTO messages(session_id, role, content, tool_calls, tool_call_id, name, "
-               "reasoning, image_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+               "reasoning, image_count, created_at, context_chars) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   insert.bind(session_id).bind(roleName(m.role)).bind(m.content);
   insert.bindOrNull(m.tool_calls.empty() ? "" : encodeToolCalls(m.tool_calls));
   insert.bindOrNull(m.tool_call_id).bindOrNull(m.name).bindOrNull(m.reasoning);
   insert.bind(static_cast<int64_t>(m.images.size())).bind(nowMs());
+  insert.bind(m.role == Role::kUser ? contextChars(m.content) : 0);
   insert.run();
   return sqlite3_last_insert_rowid(db.prepared.db());
 }
@@ -175,9 +184,13 @@ Result<int64_t> MessageRepo::append(int64_t session_id, const ChatMessage& messa
 Status MessageRepo::setContent(int64_t message_id, const std::string& content) {
   return guarded("set content", [&]() -> Status {
     std::lock_guard lock(store_.mutex());
-    std::string text = content;
-    store_.db().session << "UPDATE messages SET content = ? WHERE id = ?", use(text),
-        use(message_id), now;
+    Query(store_.db().prepared,
+          "UPDATE messages SET content = ?, context_chars = CASE role WHEN 'user' THEN ? ELSE 0 "
+          "END WHERE id = ?")
+        .bind(content)
+        .bind(contextChars(content))
+        .bind(message_id)
+        .run();
     store_.db().histories.clear();  // a cached history may hold the message as it was
     return Status::ok();
   });

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "chat/slash_commands.h"
+#include "store/message_search.h"
 #include "unit/chat/chat_fixture.h"
 #include "unit/chat/manual_settle_clock.h"
 #include "unit/memory/memory_index.h"
@@ -342,4 +343,16 @@ TEST_CASE("a chat going idle merges a fragmented memory index before drain retur
   f.service().drain();
   CHECK(f.channel.waitFor("noted"));
   CHECK(indexTrees(f.temp.store()) == 1);
+}
+
+TEST_CASE("a chat going idle indexes its turn's messages for search before drain returns",
+          "[chat]") {
+  ChatFixture f;
+  f.provider.reply("the lighthouse keeper answers");
+  f.say("ask the lighthouse");
+  f.service().drain();
+  CHECK(f.channel.waitFor("the lighthouse keeper answers"));
+  auto found = gantry::store::searchMessages(f.temp.store(), "lighthouse", 10);
+  REQUIRE(found.isOk());
+  CHECK(found->size() == 2);
 }

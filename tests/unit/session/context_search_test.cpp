@@ -8,6 +8,7 @@
 
 #include "session/context_tail.h"
 #include "store/maintenance.h"
+#include "store/message_index.h"
 #include "store/message_repo.h"
 #include "store/message_search.h"
 #include "store/migrations.h"
@@ -31,6 +32,7 @@ TEST_CASE("search finds what the user wrote, not the memory and time a message w
   repo.append(session, message(Role::kUser, session::withContext(memory, "", "a kite please")));
   repo.append(session, message(Role::kUser, session::withContext("", now, "[memory] is a word")));
   repo.append(session, message(Role::kAssistant, "[memory]\nthe dentist said so\n\nok"));
+  REQUIRE(store::MessageIndex(store).catchUp().isOk());
   for (const char* unsaid : {"tuesday", "nine", "Berlin", "2026"}) {
     INFO(unsaid);
     CHECK(store::searchMessages(store, unsaid, 10)->empty());
@@ -84,4 +86,27 @@ TEST_CASE("a database from before the context left the index is migrated and rei
   CHECK(store::checkFts(store).isOk());
   opened.value().reset();
   fs::remove_all(dir);
+}
+
+TEST_CASE("the index starts at the user's words whatever the context's characters", "[session]") {
+  testing::TempStore temp;
+  store::Store& store = temp.store();
+  store::MessageRepo repo(store);
+  auto session = repo.session("c").value();
+  const std::string memory = "[memory]\n- (person) Zoë: café au lait, straße, 東京 ✓";
+  const std::string now = "2026-12-03 Thu 09:00 Europe/Zürich";
+  auto id = repo.append(session,
+                        message(Role::kUser, session::withContext(memory, now, "größer lantern")))
+                .value();
+  repo.append(session, message(Role::kUser, session::withContext("", "", "[now] not a block")));
+  REQUIRE(store::MessageIndex(store).catchUp().isOk());
+  auto lantern = store::searchMessages(store, "lantern", 10);
+  REQUIRE(lantern->size() == 1);
+  CHECK(lantern->at(0).snippet == "größer [lantern]");
+  CHECK(store::searchMessages(store, "block", 10)->at(0).snippet == "[now] not a [block]");
+  // A content settled after indexing is measured again.
+  REQUIRE(repo.setContent(id, session::withContext("[memory]\n- (fact) ü: ß", now, "kite")).isOk());
+  CHECK(store::searchMessages(store, "kite", 10)->at(0).snippet == "[kite]");
+  CHECK(store::searchMessages(store, "lantern", 10)->empty());
+  CHECK(store::checkFts(store).isOk());
 }

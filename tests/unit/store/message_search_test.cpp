@@ -5,6 +5,7 @@
 
 #include "store/approval_repo.h"
 #include "store/maintenance.h"
+#include "store/message_index.h"
 #include "store/message_repo.h"
 #include "unit/support/chat_message.h"
 
@@ -33,6 +34,8 @@ TEST_CASE("search finds what the user and the model said, never tool results", "
   auto asked = repo.append(session, message(Role::kUser, "where is the blue umbrella?")).value();
   repo.append(session, message(Role::kTool, "umbrella listed in the shed inventory", "c1"));
   repo.append(session, message(Role::kAssistant, "The umbrella is in the hall."));
+  CHECK(store::searchMessages(*s, "umbrella", 10)->empty());  // not indexed yet
+  REQUIRE(store::MessageIndex(*s).catchUp().isOk());
   auto hits = store::searchMessages(*s, "umbrella", 10);
   REQUIRE(hits.isOk());
   REQUIRE(hits->size() == 2);
@@ -48,6 +51,7 @@ TEST_CASE("search text with FTS5 syntax is plain words, and an empty query finds
   auto s = freshStore("syntax.db");
   store::MessageRepo repo(*s);
   repo.append(repo.session("c").value(), message(Role::kUser, "NEAR the AND gate \"quoted\""));
+  REQUIRE(store::MessageIndex(*s).catchUp().isOk());
   auto odd = store::searchMessages(*s, "NEAR( AND \"quoted* ^", 10);
   REQUIRE(odd.isOk());
   CHECK(odd->size() == 1);
@@ -59,6 +63,8 @@ TEST_CASE("doctor's index check covers the message index and a rebuild restores 
   auto s = freshStore("doctor.db");
   store::MessageRepo repo(*s);
   repo.append(repo.session("c").value(), message(Role::kUser, "indexed words"));
+  CHECK(store::checkFts(*s).isOk());  // a message not indexed yet is not a mismatch
+  REQUIRE(store::MessageIndex(*s).catchUp().isOk());
   CHECK(store::checkFts(*s).isOk());
   REQUIRE(store::rebuildFts(*s).isOk());
   CHECK(store::searchMessages(*s, "indexed", 5)->size() == 1);
@@ -72,6 +78,7 @@ TEST_CASE("a retention pass deletes old rows but never what is still in a chat's
   auto session = repo.session("c").value();
   repo.append(session, message(Role::kUser, "old words dropped"));
   repo.append(session, message(Role::kAssistant, "old answer dropped"));
+  REQUIRE(store::MessageIndex(*s).catchUp().isOk());
   REQUIRE(repo.dropFromHistory(session, 2).isOk());
   repo.append(session, message(Role::kUser, "recent words kept"));
   store::ApprovalRepo approvals(*s);
@@ -91,6 +98,7 @@ TEST_CASE("a retention pass deletes old rows but never what is still in a chat's
   const int64_t future = store::nowMs() + 1000;  // everything so far is older than this
   auto pruned = store::pruneRecord(*s, future);
   REQUIRE(pruned.isOk());
+  REQUIRE(store::MessageIndex(*s).catchUp().isOk());
   CHECK(pruned->messages == 2);
   CHECK(pruned->turns == 1);
   CHECK(pruned->repairs == 2);
