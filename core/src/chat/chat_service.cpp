@@ -182,6 +182,7 @@ class ChatService::Worker {
         lock.unlock();
         indexMessages();
         compactMemoryIndex();
+        s_.store_.checkpointIfDue();  // off the reply's path (store/wal_checkpoints.h)
         releaseIdleMemory();
         lock.lock();
       }

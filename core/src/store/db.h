@@ -12,6 +12,7 @@
 #include "store/history_cache.h"
 #include "store/prepared.h"
 #include "store/store.h"
+#include "store/wal_checkpoints.h"
 
 namespace gantry::store {
 
@@ -21,6 +22,7 @@ struct Db {
   Poco::Data::Session session;
   PreparedCache prepared;  ///< finalized before the session closes (declared after it)
   HistoryCache histories;
+  WalCheckpoints wal;  ///< the owner's only (store/wal_checkpoints.h)
 };
 
 /// A transaction begun and ended with plain SQL on cached statements, rolled back on

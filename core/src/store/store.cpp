@@ -179,6 +179,7 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, Access acces
     sqlite3_busy_timeout(h, 5000);
     if (Status s = checkIfNeeded(h, path, access, check); !s.isOk()) return s;
     if (Status s = setUp(h, path, access); !s.isOk()) return s;
+    if (access == Access::kOwner) deferCheckpoints(h, db->wal);
     return std::unique_ptr<Store>(new Store(path, std::move(db), access));
   } catch (const Poco::Exception& e) {
     return Status::error("store: cannot open " + path + ": " + e.displayText());
@@ -195,6 +196,11 @@ Status Store::requireSchema() {
   return Status::error("store: " + path_ +
                        " holds no gantry data yet (schema version 0): `gantry run` with this "
                        "DATA_DIR creates it");
+}
+
+bool Store::checkpointIfDue() {
+  std::lock_guard lock(mutex_);
+  return access_ == Access::kOwner && store::checkpointIfDue(handle(*db_), db_->wal);
 }
 
 void Store::releaseMemory() {

@@ -52,6 +52,10 @@ class Store {
   /// For operator commands, which never create the schema: an error naming the file when it
   /// has none (a new file, or not gantry's), instead of "no such table" from the first query.
   Status requireSchema();
+  /// For a process going idle: copies the write-ahead log back into the database once it
+  /// has grown past SQLite's usual mark (the owner's commits leave that for now, see
+  /// store/wal_checkpoints.h). True when it did; always false but for the owner.
+  bool checkpointIfDue();
   /// Frees the page cache's unused pages, for a process going idle: they stay allocated,
   /// and dirty in the heap, until the cache is shrunk.
   void releaseMemory();
