@@ -57,7 +57,7 @@ Result<int64_t> Conversation::resume() {
 }
 
 Status Conversation::bound(const CancelToken& cancel) {
-  auto result = boundHistory(history_, options_.bounds);
+  auto result = boundHistory(std::move(history_), options_.bounds);
   // The bounds are a hard cap on the prompt. Turns past them leave the record's history only
   // once they are folded into the summary, so a fold that fails is tried again next turn.
   const bool dropped = !result.dropped.empty();

@@ -1,6 +1,7 @@
 #include "session/history_bounds.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <string>
 
@@ -106,14 +107,15 @@ int estimateTokens(const std::vector<ChatMessage>& messages) {
   return total;
 }
 
-BoundResult boundHistory(const std::vector<ChatMessage>& history, const Bounds& bounds) {
+BoundResult boundHistory(std::vector<ChatMessage> history, const Bounds& bounds) {
   std::size_t cut = cutByTurns(history, bounds);
   cut = cutByBlocks(history, cut, bounds.max_messages);
   while (cut < history.size() && history[cut].role == Role::kTool) ++cut;
   BoundResult result;
   auto split = history.begin() + static_cast<std::ptrdiff_t>(cut);
-  result.dropped.assign(history.begin(), split);
-  result.kept.assign(split, history.end());
+  result.dropped.assign(std::make_move_iterator(history.begin()), std::make_move_iterator(split));
+  history.erase(history.begin(), split);
+  result.kept = std::move(history);
   result.kept_tokens = estimateTokens(result.kept);
   return result;
 }

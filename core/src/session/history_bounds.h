@@ -49,7 +49,8 @@ struct BoundResult {
 ///   blocks are dropped too, where a block is a user message, a plain assistant message, or
 ///   an assistant tool-call message together with its tool results — a pair is never split;
 /// - the kept history never starts with a tool message (orphaned results are dropped).
-BoundResult boundHistory(const std::vector<ChatMessage>& history, const Bounds& bounds);
+/// history is taken by value: a caller done with it moves it in, and nothing is copied.
+BoundResult boundHistory(std::vector<ChatMessage> history, const Bounds& bounds);
 
 /// Replaces the content of every tool message except the last `keep` ones with
 /// `[tool NAME: N chars, truncated]` (N counts UTF-8 characters of the original result).
