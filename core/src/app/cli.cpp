@@ -195,9 +195,10 @@ int approvalsCommand(const std::string& name, const Args& args) {
 
 int searchCommand(const Args& args) {
   if (wantsHelp(args) || args.empty()) {
-    std::cout << "usage: gantry search QUERY [--limit N]\nSearches what the user and the model "
-                 "said (not tool results); prints id, time, role and the matching passage. A turn's "
-                 "messages are found once its chat has gone idle.\n";
+    std::cout
+        << "usage: gantry search QUERY [--limit N]\nSearches what the user and the model "
+           "said (not tool results); prints id, time, role and the matching passage. A turn's "
+           "messages are found once its chat has gone idle.\n";
     return args.empty() ? 2 : 0;
   }
   int limit = 20;

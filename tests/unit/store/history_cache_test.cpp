@@ -34,6 +34,7 @@ ChatMessage text(Role role, std::string content) {
 
 std::vector<std::string> contents(const std::vector<ChatMessage>& history) {
   std::vector<std::string> out;
+  out.reserve(history.size());
   for (const auto& m : history) out.push_back(m.content);
   return out;
 }
