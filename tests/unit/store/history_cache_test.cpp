@@ -5,28 +5,14 @@
 #include "store/history_cache.h"
 
 #include <catch2/catch.hpp>
-#include <filesystem>
 
 #include "store/message_repo.h"
 #include "store/turn_repo.h"
+#include "unit/memory/temp_store.h"
 
-namespace fs = std::filesystem;
 using namespace gantry;
 
 namespace {
-
-std::string dbPath(const char* name) {
-  fs::path dir = fs::temp_directory_path() / ("gantry_history_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  fs::remove(dir / name);
-  return (dir / name).string();
-}
-
-std::unique_ptr<store::Store> openStore(const std::string& path) {
-  auto s = store::Store::open(path);
-  REQUIRE(s.isOk());
-  return std::move(s.value());
-}
 
 ChatMessage text(Role role, std::string content) {
   return {role, std::move(content), {}, {}, {}, {}, {}};
@@ -51,7 +37,8 @@ Texts opened(store::MessageRepo& repo, const std::string& chat) {
 }  // namespace
 
 TEST_CASE("a history opened again holds the messages appended since, in order", "[store]") {
-  auto s = openStore(dbPath("appended.db"));
+  testing::TempStore temp;
+  store::Store* s = &temp.store();
   store::MessageRepo repo(*s);
   const int64_t session = repo.open("chat").value().id;
   REQUIRE(repo.append(session, text(Role::kUser, "one")).isOk());
@@ -72,7 +59,8 @@ TEST_CASE("a history opened again holds the messages appended since, in order", 
 }
 
 TEST_CASE("messages that leave the history are gone from it when it is opened again", "[store]") {
-  auto s = openStore(dbPath("left.db"));
+  testing::TempStore temp;
+  store::Store* s = &temp.store();
   store::MessageRepo repo(*s);
   const int64_t session = repo.open("chat").value().id;
   std::vector<int64_t> ids;
@@ -92,7 +80,8 @@ TEST_CASE("messages that leave the history are gone from it when it is opened ag
 }
 
 TEST_CASE("a message's settled content is read, not the cached one", "[store]") {
-  auto s = openStore(dbPath("settled.db"));
+  testing::TempStore temp;
+  store::Store* s = &temp.store();
   store::MessageRepo repo(*s);
   const int64_t session = repo.open("chat").value().id;
   const int64_t id =
@@ -103,9 +92,9 @@ TEST_CASE("a message's settled content is read, not the cached one", "[store]") 
 }
 
 TEST_CASE("changes another connection makes to a history are seen", "[store]") {
-  const std::string path = dbPath("other_connection.db");
-  auto daemon = openStore(path);
-  store::MessageRepo repo(*daemon);
+  testing::TempStore temp;
+  const std::string path = temp.store().path();
+  store::MessageRepo repo(temp.store());
   const int64_t session = repo.open("chat").value().id;
   std::vector<int64_t> ids;
   for (const char* m : {"a", "b", "c"})
@@ -125,7 +114,8 @@ TEST_CASE("changes another connection makes to a history are seen", "[store]") {
 }
 
 TEST_CASE("histories of more chats than are cached each read whole", "[store]") {
-  auto s = openStore(dbPath("many_chats.db"));
+  testing::TempStore temp;
+  store::Store* s = &temp.store();
   store::MessageRepo repo(*s);
   const std::size_t chats = store::HistoryCache::kSessions + 2;
   for (int round = 0; round < 3; ++round) {
@@ -141,7 +131,8 @@ TEST_CASE("histories of more chats than are cached each read whole", "[store]") 
 }
 
 TEST_CASE("the history of a turn kept open is read with its user message", "[store]") {
-  auto s = openStore(dbPath("open_turn.db"));
+  testing::TempStore temp;
+  store::Store* s = &temp.store();
   store::MessageRepo repo(*s);
   store::TurnRepo turns(*s);
   const int64_t session = repo.open("chat").value().id;

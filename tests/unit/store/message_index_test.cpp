@@ -4,27 +4,17 @@
 #include "store/message_index.h"
 
 #include <catch2/catch.hpp>
-#include <filesystem>
 
 #include "store/maintenance.h"
 #include "store/message_repo.h"
 #include "store/message_search.h"
+#include "unit/memory/temp_store.h"
 #include "unit/support/chat_message.h"
 
-namespace fs = std::filesystem;
 using namespace gantry;
 using gantry::testing::message;
 
 namespace {
-
-std::unique_ptr<store::Store> freshStore(const char* name) {
-  fs::path dir = fs::temp_directory_path() / ("gantry_index_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  fs::remove(dir / name);
-  auto s = store::Store::open((dir / name).string());
-  REQUIRE(s.isOk());
-  return std::move(s.value());
-}
 
 std::size_t hits(store::Store& s, const char* query) {
   auto found = store::searchMessages(s, query, 10000);
@@ -35,7 +25,8 @@ std::size_t hits(store::Store& s, const char* query) {
 }  // namespace
 
 TEST_CASE("messages are indexed a bounded number a step, each once", "[store]") {
-  auto s = freshStore("steps.db");
+  testing::TempStore temp;
+  store::Store* s = &temp.store();
   store::MessageRepo repo(*s);
   const int64_t session = repo.session("c").value();
   const int64_t total = store::MessageIndex::kMessagesPerStep + 10;
@@ -62,7 +53,8 @@ TEST_CASE("messages are indexed a bounded number a step, each once", "[store]") 
 
 TEST_CASE("a message changed or deleted before it is indexed leaves the index matching",
           "[store]") {
-  auto s = freshStore("changed.db");
+  testing::TempStore temp;
+  store::Store* s = &temp.store();
   store::MessageRepo repo(*s);
   const int64_t session = repo.session("c").value();
   const int64_t kept = repo.append(session, message(Role::kUser, "draft lantern")).value();
@@ -87,7 +79,8 @@ TEST_CASE("a message changed or deleted before it is indexed leaves the index ma
 }
 
 TEST_CASE("a rebuilt message index still takes the messages not indexed yet", "[store]") {
-  auto s = freshStore("rebuilt.db");
+  testing::TempStore temp;
+  store::Store* s = &temp.store();
   store::MessageRepo repo(*s);
   const int64_t session = repo.session("c").value();
   repo.append(session, message(Role::kUser, "early harbour"));

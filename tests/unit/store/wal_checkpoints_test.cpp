@@ -4,12 +4,12 @@
 #include "store/wal_checkpoints.h"
 
 #include <sqlite3.h>
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 
 #include "store/message_repo.h"
+#include "unit/memory/temp_store.h"
 #include "unit/support/chat_message.h"
 
 namespace fs = std::filesystem;
@@ -17,13 +17,6 @@ using namespace gantry;
 using gantry::testing::message;
 
 namespace {
-
-std::string dbPath(const char* name) {
-  fs::path dir = fs::temp_directory_path() / ("gantry_wal_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(dir / (std::string(name) + suffix));
-  return (dir / name).string();
-}
 
 /// The frames in the log, as a checkpoint from another connection counts them (and copies
 /// what it can, as any checkpoint does).
@@ -59,10 +52,9 @@ std::uintmax_t logFilePages(const std::string& path) {
 }  // namespace
 
 TEST_CASE("the owner's log grows past SQLite's mark until the process goes idle", "[store]") {
-  const std::string path = dbPath("idle.db");
-  auto opened = store::Store::open(path);
-  REQUIRE(opened.isOk());
-  store::Store& store = *opened.value();
+  testing::TempStore temp;
+  store::Store& store = temp.store();
+  const std::string path = store.path();
   append(store, 300);
   CHECK(logFilePages(path) > store::kWalPagesWhenIdle + 100);  // SQLite would have restarted it
   CHECK(store.checkpointIfDue());
@@ -72,10 +64,9 @@ TEST_CASE("the owner's log grows past SQLite's mark until the process goes idle"
 }
 
 TEST_CASE("a log that reaches the commit mark is checkpointed by the commit", "[store]") {
-  const std::string path = dbPath("busy.db");
-  auto opened = store::Store::open(path);
-  REQUIRE(opened.isOk());
-  append(*opened.value(), 600);
+  testing::TempStore temp;
+  const std::string path = temp.store().path();
+  append(temp.store(), 600);
   const auto pages = logFilePages(path);
   CHECK(pages > store::kWalPagesWhenIdle + 100);
   CHECK(pages < store::kWalPagesAtCommit + 10);
@@ -83,8 +74,8 @@ TEST_CASE("a log that reaches the commit mark is checkpointed by the commit", "[
 }
 
 TEST_CASE("an operator's connection keeps SQLite's own checkpoints", "[store]") {
-  const std::string path = dbPath("operator.db");
-  REQUIRE(store::Store::open(path).isOk());  // the schema, as the owner made it
+  testing::TempStore temp;  // the owner, idle
+  const std::string path = temp.store().path();
   auto opened = store::Store::open(path, store::Access::kNoSchema);
   REQUIRE(opened.isOk());
   append(*opened.value(), 300);
