@@ -199,7 +199,10 @@ Status MessageRepo::setContent(int64_t message_id, const std::string& content) {
 Result<std::vector<ChatMessage>> MessageRepo::history(int64_t session_id) {
   return guarded("history", [&]() -> Result<std::vector<ChatMessage>> {
     std::lock_guard lock(store_.mutex());
-    return readHistory(store_.db(), session_id);
+    Transaction reads(store_.db());  // the cache's check and the rows it adds, one snapshot
+    auto history = readHistory(store_.db(), session_id);
+    reads.commit();
+    return history;
   });
 }
 
