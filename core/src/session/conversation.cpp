@@ -1,5 +1,7 @@
 #include "session/conversation.h"
 
+#include <optional>
+
 #include "log/log.h"
 #include "session/context_tail.h"
 
@@ -143,14 +145,22 @@ Status Conversation::recordResult(int64_t row, const ToolCall& call, bool ok,
 // costs the cache at most the n oldest whole results.
 void Conversation::collapseToolResults() { collapseOldToolResults(history_, kKeptToolResults); }
 
-Result<int64_t> Conversation::recordReply(const ChatMessage& message) {
+Result<int64_t> Conversation::recordReply(const ChatMessage& message, const store::TurnCost* cost,
+                                          const store::StoredBudget* standing) {
   if (!tracked_) {
     auto id = messages_.append(session_id_, message);
     if (!id.isOk()) return id.status();
     history_.push_back(message);
+    if (cost) recordTurn(*cost, standing);
     return int64_t{0};
   }
-  auto outbox = turns_.closeWithReply(session_id_, chat_id_, message);
+  std::optional<store::TurnCost> with_session;
+  if (cost) {
+    with_session = *cost;
+    with_session->session_id = session_id_;
+  }
+  auto outbox = turns_.closeWithReply(session_id_, chat_id_, message,
+                                      with_session ? &*with_session : nullptr, standing);
   if (!outbox.isOk()) return outbox.status();
   history_.push_back(message);
   return outbox;

@@ -87,8 +87,11 @@ class Conversation {
   void collapseToolResults();
 
   /// Records the final assistant message, queues it in the outbox and closes the turn (one
-  /// transaction). Returns the outbox id (0 for an untracked turn, recorded only).
-  Result<int64_t> recordReply(const ChatMessage& message);
+  /// transaction) and, when given, the turn's cost and standing prompt as recordTurn does (in
+  /// the same transaction, but for an untracked turn). Returns the outbox id (0 for an
+  /// untracked turn, recorded only).
+  Result<int64_t> recordReply(const ChatMessage& message, const store::TurnCost* cost = nullptr,
+                              const store::StoredBudget* standing = nullptr);
   /// Queues a notice for the chat (a failed turn) and closes the turn. Returns the outbox id.
   Result<int64_t> closeWithNotice(const std::string& text);
   /// Closes the turn without a reply (cancelled).

@@ -315,23 +315,27 @@ Result<std::vector<OrphanedCall>> MessageRepo::closeOrphanedToolCalls() {
   });
 }
 
+void writeTurn(Db& db, const TurnCost& c, const StoredBudget* standing) {
+  Query turn(db.prepared,
+             "INSERT INTO turns(session_id, started_at, model_ms, tool_ms, total_ms, "
+             "prompt_tokens, completion_tokens, outcome, first_token_ms, model_calls, "
+             "tool_calls) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  turn.bind(c.session_id).bind(c.started_at).bind(c.model_ms).bind(c.tool_ms);
+  turn.bind(c.total_ms).bind(c.prompt_tokens).bind(c.completion_tokens).bind(c.outcome);
+  turn.bind(c.first_token_ms).bind(int64_t{c.model_calls}).bind(int64_t{c.tool_calls}).run();
+  for (const auto& repair : c.repairs) {
+    Query row(db.prepared,
+              "INSERT INTO tool_repairs(session_id, at, kind, tool) VALUES (?, ?, ?, ?)");
+    row.bind(c.session_id).bind(c.started_at).bind(repair.kind).bind(repair.tool).run();
+  }
+  if (standing) writePromptBudget(db, *standing);
+}
+
 Status MessageRepo::recordTurn(const TurnCost& c, const StoredBudget* standing) {
   return guarded("record turn", [&]() -> Status {
     std::lock_guard lock(store_.mutex());
-    auto& cache = store_.db().prepared;
     Transaction transaction(store_.db());
-    Query turn(cache,
-               "INSERT INTO turns(session_id, started_at, model_ms, tool_ms, total_ms, "
-               "prompt_tokens, completion_tokens, outcome, first_token_ms, model_calls, "
-               "tool_calls) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    turn.bind(c.session_id).bind(c.started_at).bind(c.model_ms).bind(c.tool_ms);
-    turn.bind(c.total_ms).bind(c.prompt_tokens).bind(c.completion_tokens).bind(c.outcome);
-    turn.bind(c.first_token_ms).bind(int64_t{c.model_calls}).bind(int64_t{c.tool_calls}).run();
-    for (const auto& repair : c.repairs) {
-      Query row(cache, "INSERT INTO tool_repairs(session_id, at, kind, tool) VALUES (?, ?, ?, ?)");
-      row.bind(c.session_id).bind(c.started_at).bind(repair.kind).bind(repair.tool).run();
-    }
-    if (standing) writePromptBudget(store_.db(), *standing);
+    writeTurn(store_.db(), c, standing);
     transaction.commit();
     return Status::ok();
   });

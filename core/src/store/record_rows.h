@@ -8,6 +8,7 @@
 
 #include "gantry/message.h"
 #include "store/db.h"
+#include "store/message_repo.h"
 #include "store/prompt_budget_repo.h"
 
 namespace gantry::store {
@@ -25,5 +26,9 @@ void writeModelOutcome(Db& db, const std::string& outcome);
 
 /// Replaces the chat's standing prompt parts with budget's.
 void writePromptBudget(Db& db, const StoredBudget& budget);
+
+/// Appends the turn's row and one tool_repairs row per repair and, when given, replaces the
+/// chat's standing prompt parts with standing's.
+void writeTurn(Db& db, const TurnCost& cost, const StoredBudget* standing);
 
 }  // namespace gantry::store

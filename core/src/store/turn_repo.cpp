@@ -55,12 +55,14 @@ Status TurnRepo::openContinuation(int64_t session_id) {
 }
 
 Result<int64_t> TurnRepo::closeWithReply(int64_t session_id, const std::string& chat_id,
-                                         const ChatMessage& reply) {
+                                         const ChatMessage& reply, const TurnCost* cost,
+                                         const StoredBudget* standing) {
   return locked(store_, "store", "record reply", [&](Poco::Data::Session&) -> Result<int64_t> {
     Transaction transaction(store_.db());
     int64_t message = insertMessage(store_.db(), session_id, reply);
     int64_t outbox = insertOutbox(store_.db(), chat_id, message, reply.content);
     closeTurn(store_.db(), session_id);
+    if (cost) writeTurn(store_.db(), *cost, standing);
     transaction.commit();
     return outbox;
   });

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gantry/message.h"
+#include "store/message_repo.h"
 #include "store/store.h"
 
 namespace gantry::store {
@@ -35,9 +36,11 @@ class TurnRepo {
   /// which has no message of its own: it answers the chat's last user message.
   Status openContinuation(int64_t session_id);
   /// Appends the final reply, queues it in the outbox for chat_id and closes the turn, in one
-  /// transaction. Returns the outbox id.
+  /// transaction; with cost, the turn's row (MessageRepo::recordTurn) is written in it too.
+  /// Returns the outbox id.
   Result<int64_t> closeWithReply(int64_t session_id, const std::string& chat_id,
-                                 const ChatMessage& reply);
+                                 const ChatMessage& reply, const TurnCost* cost = nullptr,
+                                 const StoredBudget* standing = nullptr);
   /// Queues a notice for chat_id (not part of the history) and closes the turn, in one
   /// transaction. Returns the outbox id.
   Result<int64_t> closeWithNotice(int64_t session_id, const std::string& chat_id,

@@ -1,5 +1,7 @@
 // What a turn leaves for /perf, /toolstats and /tokens (and their CLI forms): its costs, the
 // tools its calls ran as, the repairs the host made, and the chat's standing prompt.
+#include <sqlite3.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <sstream>
@@ -146,4 +148,23 @@ TEST_CASE("perf shows the last ten turns, newest first", "[agent][stats]") {
   const std::string text = agent::perfText(f.temp.store());
   CHECK(text.rfind("Last 10 turns", 0) == 0);
   CHECK(std::count(text.begin(), text.end(), '\n') == 10);
+}
+
+TEST_CASE("a turn's cost is recorded once, with its reply", "[agent][stats]") {
+  AgentFixture f;
+  f.provider.reply("first");
+  REQUIRE(f.run("one").status.isOk());
+  f.provider.reply("second");
+  REQUIRE(f.run("two").status.isOk());
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(f.temp.store().path().c_str(), &db) == SQLITE_OK);
+  sqlite3_stmt* count = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, "SELECT COUNT(*), MIN(outcome), MAX(outcome) FROM turns", -1,
+                             &count, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_step(count) == SQLITE_ROW);
+  CHECK(sqlite3_column_int(count, 0) == 2);
+  CHECK(std::string(reinterpret_cast<const char*>(sqlite3_column_text(count, 1))) == "ok");
+  CHECK(std::string(reinterpret_cast<const char*>(sqlite3_column_text(count, 2))) == "ok");
+  sqlite3_finalize(count);
+  sqlite3_close(db);
 }
