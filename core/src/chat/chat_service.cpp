@@ -191,26 +191,31 @@ class ChatService::Worker {
     }
   }
 
-  /// Going idle: the messages recorded since are indexed for `gantry search`, a step at a
-  /// time while nothing waits for this chat; during a shutdown too, so that a clean stop
-  /// leaves them searchable.
+  /// Going idle: the messages recorded since are indexed for `gantry search`
+  /// (store/message_index.h); during a shutdown too, so that a clean stop leaves them
+  /// searchable.
   void indexMessages() {
-    while (nothingWaiting()) {
-      auto more = s_.message_index_.step();
-      if (!more.isOk() && !s_.message_index_failed_.exchange(true)) {
-        log::warn("message_index_failed", {{"error", more.status().message()}});
-      }
-      if (!more.isOk() || !more.value()) return;
-    }
+    stepWhileIdle([this] { return s_.message_index_.step(); }, s_.message_index_failed_,
+                  "message_index_failed");
   }
 
-  /// Going idle: the memory index is merged, step by step, while nothing waits for this chat
-  /// and the service is not stopping (store/memory_index_compaction.h).
+  /// Going idle: the memory index is merged while the service is not stopping
+  /// (store/memory_index_compaction.h).
   void compactMemoryIndex() {
-    while (!s_.stopping_ && nothingWaiting()) {
-      auto more = s_.index_compaction_.step();
-      if (!more.isOk() && !s_.compaction_failed_.exchange(true)) {
-        log::warn("memory_index_compaction_failed", {{"error", more.status().message()}});
+    stepWhileIdle([this] { return s_.index_compaction_.step(); }, s_.compaction_failed_,
+                  "memory_index_compaction_failed", [this] { return !s_.stopping_; });
+  }
+
+  /// Runs step (true: more to do) while nothing waits for this chat and allowed(); its first
+  /// failure is logged as event, once for the service.
+  template <class Step, class Allowed = bool (*)()>
+  void stepWhileIdle(
+      Step step, std::atomic<bool>& failed, const char* event,
+      Allowed allowed = [] { return true; }) {
+    while (allowed() && nothingWaiting()) {
+      auto more = step();
+      if (!more.isOk() && !failed.exchange(true)) {
+        log::warn(event, {{"error", more.status().message()}});
       }
       if (!more.isOk() || !more.value()) return;
     }

@@ -13,16 +13,12 @@ HistoryCache::History* HistoryCache::find(int64_t session_id) {
 }
 
 HistoryCache::History& HistoryCache::keep(int64_t session_id, History history) {
-  forget(session_id);
-  if (entries_.size() >= kSessions) entries_.erase(entries_.begin());
-  entries_.emplace_back(session_id, std::move(history));
-  return entries_.back().second;
-}
-
-void HistoryCache::forget(int64_t session_id) {
   entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
                                 [&](const auto& entry) { return entry.first == session_id; }),
                  entries_.end());
+  if (entries_.size() >= kSessions) entries_.erase(entries_.begin());
+  entries_.emplace_back(session_id, std::move(history));
+  return entries_.back().second;
 }
 
 }  // namespace gantry::store

@@ -29,7 +29,6 @@ class HistoryCache {
   /// Caches the session's history, in place of any earlier one; the least recently used
   /// session beyond kSessions is forgotten. Returns the cached history.
   History& keep(int64_t session_id, History history);
-  void forget(int64_t session_id);
   void clear() { entries_.clear(); }
 
   /// A personal agent talks in a chat or two; a history is ~100 KB at its bound.
