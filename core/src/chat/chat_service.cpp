@@ -182,6 +182,9 @@ class ChatService::Worker {
         lock.unlock();
         indexMessages();
         compactMemoryIndex();
+        if (Status s = s_.store_.flush(); !s.isOk()) {
+          log::warn("usage_not_recorded", {{"error", s.message()}});
+        }
         s_.store_.checkpointIfDue();  // off the reply's path (store/wal_checkpoints.h)
         releaseIdleMemory();
         lock.lock();

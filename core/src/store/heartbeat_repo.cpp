@@ -41,9 +41,9 @@ Status HeartbeatRepo::beat(int64_t receive_ok_at, int64_t send_failing_since,
   }
 }
 
-void writeModelOutcome(Db& db, const std::string& outcome) {
+void writeModelOutcome(Db& db, const std::string& outcome, int64_t at) {
   Query(db.prepared, "UPDATE heartbeat SET last_model_at = ?, last_model_outcome = ? WHERE id = 1")
-      .bind(nowMs())
+      .bind(at)
       .bind(log::redact(outcome))  // an endpoint's error text may echo a key
       .run();
 }
@@ -65,6 +65,7 @@ bool isLive(const Heartbeat& heartbeat, int64_t now) {
 Result<std::optional<Heartbeat>> HeartbeatRepo::read() {
   try {
     std::lock_guard lock(store_.mutex());
+    flushPendingUsage(store_.db());  // this process's last call shows as soon as it ends
     Poco::Data::Statement select(store_.db().session);
     select
         << "SELECT pid, started_at, beat_at, period_s, channel, COALESCE(last_receive_ok_at, 0), "

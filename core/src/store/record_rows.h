@@ -21,8 +21,9 @@ int64_t insertMessage(Db& db, int64_t session_id, const ChatMessage& message);
 int64_t insertOutbox(Db& db, const std::string& chat_id, int64_t message_id,
                      const std::string& text);
 
-/// Sets the heartbeat's last model call: now, and its outcome (redacted, as in the log).
-void writeModelOutcome(Db& db, const std::string& outcome);
+/// Sets the heartbeat's last model call: when it ended, and its outcome (redacted, as in the
+/// log).
+void writeModelOutcome(Db& db, const std::string& outcome, int64_t at);
 
 /// Replaces the chat's standing prompt parts with budget's.
 void writePromptBudget(Db& db, const StoredBudget& budget);

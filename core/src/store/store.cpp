@@ -155,6 +155,9 @@ Store::Store(std::string path, std::unique_ptr<Db> db, Access access)
 
 Store::~Store() {
   if (access_ != Access::kOwner) return;
+  if (Status s = flush(); !s.isOk()) {
+    log::warn("usage_not_recorded", {{"path", path_}, {"error", s.message()}});
+  }
   std::lock_guard lock(mutex_);
   if (Status s = markCleanStop(handle(*db_)); !s.isOk()) {
     log::warn("store_clean_stop_not_marked", {{"path", path_}, {"error", s.message()}});
@@ -201,6 +204,13 @@ Status Store::requireSchema() {
 bool Store::checkpointIfDue() {
   std::lock_guard lock(mutex_);
   return access_ == Access::kOwner && store::checkpointIfDue(handle(*db_), db_->wal);
+}
+
+Status Store::flush() {
+  return locked(*this, "usage", "record", [&](Poco::Data::Session&) -> Status {
+    flushPendingUsage(*db_);
+    return Status::ok();
+  });
 }
 
 void Store::releaseMemory() {

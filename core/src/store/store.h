@@ -41,8 +41,9 @@ class Store {
   static Result<std::unique_ptr<Store>> open(const std::string& path,
                                              Access access = Access::kOwner,
                                              Check check = Check::kAfterUncleanStop);
-  /// kOwner: writes the clean-stop mark as the connection's last write (every repository
-  /// using the store is gone by then). A mark that cannot be written means a check next time.
+  /// kOwner: writes what waits (flush()), then the clean-stop mark as the connection's last
+  /// write (every repository using the store is gone by then). A mark that cannot be written
+  /// means a check next time.
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -56,10 +57,14 @@ class Store {
   /// has grown past SQLite's usual mark (the owner's commits leave that for now, see
   /// store/wal_checkpoints.h). True when it did; always false but for the owner.
   bool checkpointIfDue();
+  /// For a process going idle: writes what waits for the owner's next write transaction
+  /// (the model calls' usage rows, UsageRepo::record).
+  Status flush();
   /// Frees the page cache's unused pages, for a process going idle: they stay allocated,
   /// and dirty in the heap, until the cache is shrunk.
   void releaseMemory();
   const std::string& path() const { return path_; }
+  Access access() const { return access_; }
 
   /// For repositories in store/ only.
   Db& db() { return *db_; }
