@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "store/history_cache.h"
+#include "store/memory_rank.h"
 #include "store/prepared.h"
 #include "store/store.h"
 #include "store/usage_repo.h"
@@ -25,7 +26,8 @@ struct Db {
   Poco::Data::Session session;
   PreparedCache prepared;  ///< finalized before the session closes (declared after it)
   HistoryCache histories;
-  WalCheckpoints wal;  ///< the owner's only (store/wal_checkpoints.h)
+  MemoryRank memory_rank;  ///< gantry_bm25, installed by Store::open
+  WalCheckpoints wal;      ///< the owner's only (store/wal_checkpoints.h)
   /// The owner's model calls not in the record yet (UsageRepo::record): the next write
   /// transaction commits them with its own rows.
   std::vector<PendingUsage> pending_usage;

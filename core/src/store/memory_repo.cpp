@@ -124,19 +124,31 @@ Poco::Int64 documentFrequency(PreparedCache& cache, const std::string& word, Poc
   return count.step() ? count.integer(0) : 0;
 }
 
+// An FTS5 MATCH expression and how to order its hits.
+struct Match {
+  std::string expression;  ///< "" when nothing can match
+  /// The only word left is a common one: the newest hits are taken (FTS5 walks its index
+  /// backwards and stops at the limit) instead of scoring every hit, with relevance 0.
+  bool broad = false;
+  /// How many rows each word of an OR match is in, in its order: gantry_bm25's counts.
+  std::vector<int64_t> word_rows;
+};
+
 // Keeps the informative words of an OR query, rarest first: words no row contains are
 // dropped, words in more than 5% of the rows (at most kDocBudget rows; say "the", "my") are
 // dropped, and words stop being added once they would match more than kDocBudget rows
 // together; when nothing is left the rarest word stays. Bounds the work of a recall whatever
 // the table size: a common word would make bm25 score nearly every row while adding almost
-// nothing to the ranking. Counts come from counts while the largest id is unchanged.
-std::vector<std::string> selectiveWords(PreparedCache& cache, const std::vector<std::string>& words,
-                                        WordCounts& counts, bool* broad) {
+// nothing to the ranking. Counts come from counts while the index's generation is unchanged;
+// match gets the kept words' counts and whether the match is broad.
+std::vector<std::string> selectiveWords(Db& db, const std::vector<std::string>& words,
+                                        WordCounts& counts, Match& match) {
+  PreparedCache& cache = db.prepared;
   Poco::Int64 rows = 0;  // the largest id: an upper bound of the row count, read from the index
   if (Query max(cache, "SELECT IFNULL(MAX(id), 0) FROM memory"); max.step()) rows = max.integer(0);
-  if (counts.max_id != rows || counts.docs.size() > kMaxCountedWords) {
+  if (counts.generation != db.memory_rank.generation() || counts.docs.size() > kMaxCountedWords) {
     counts.docs.clear();
-    counts.max_id = rows;
+    counts.generation = db.memory_rank.generation();
   }
   if (rows == 0) return {};  // no row to match: no word is counted (nor kept counted)
   Poco::Int64 common = std::min(std::max<Poco::Int64>(kCommonFloor, rows / 20), kDocBudget);
@@ -153,11 +165,13 @@ std::vector<std::string> selectiveWords(PreparedCache& cache, const std::vector<
   for (const auto& [docs, word] : ranked) {
     if (docs > common || kept.size() == kMaxSelectiveWords || matched + docs > kDocBudget) break;
     kept.push_back(word);
+    match.word_rows.push_back(docs);
     matched += docs;
   }
   if (kept.empty() && !ranked.empty()) {
     kept.push_back(ranked.front().second);
-    *broad = ranked.front().first > common;
+    match.broad = ranked.front().first > common;
+    match.word_rows.push_back(ranked.front().first);  // capped when broad; then nothing scores
   }
   return kept;
 }
@@ -183,32 +197,34 @@ std::string idList(const std::vector<int64_t>& ids) {
   return list;
 }
 
-// An FTS5 MATCH expression and how to order its hits.
-struct Match {
-  std::string expression;  ///< "" when nothing can match
-  /// The only word left is a common one: the newest hits are taken (FTS5 walks its index
-  /// backwards and stops at the limit) instead of scoring every hit, with relevance 0.
-  bool broad = false;
-};
-
 // The match for query: every word for kAllWords, the informative ones for kAnyWord.
-Match matchFor(PreparedCache& cache, std::string_view query, MatchMode mode, WordCounts& counts) {
+Match matchFor(Db& db, std::string_view query, MatchMode mode, WordCounts& counts) {
   Match match;
   auto words = queryWords(query);
   if (mode == MatchMode::kAnyWord && !words.empty()) {
-    words = selectiveWords(cache, words, counts, &match.broad);
+    words = selectiveWords(db, words, counts, match);
   }
   match.expression = joinWords(words, mode);
   return match;
 }
 
-// match's hits, best first: bm25 (the subject column weighing twice the content) computed
-// once a hit, in FTS5's index order, and sorted here; ties go to the newer row. Ordering by
-// FTS5's rank instead made it prepare a sorting statement for every query and carry each hit
-// through a temporary b-tree (bench_memory, 10k rows: fts-match 0.46 -> 0.31-0.34 ms).
-std::vector<std::pair<double, int64_t>> scoredHits(PreparedCache& cache, const Match& match) {
-  Query hits(cache,
-             "SELECT rowid, -bm25(memory_fts, 2.0, 1.0) FROM memory_fts WHERE memory_fts MATCH ?");
+// The scoring query for match: gantry_bm25 (store/memory_rank.h), the subject column weighing
+// twice the content, given the words' row counts when the match has them (one text for each
+// number of words, at most kMaxSelectiveWords + 1).
+std::string scoringSql(const Match& match) {
+  std::string sql = "SELECT rowid, gantry_bm25(memory_fts, 2.0, 1.0";
+  for (std::size_t i = 0; i < match.word_rows.size(); ++i) sql += ", ?";
+  return sql + ") FROM memory_fts WHERE memory_fts MATCH ?";
+}
+
+// match's hits, best first: bm25 computed once a hit, in FTS5's index order, and sorted here;
+// ties go to the newer row. Ordering by FTS5's rank instead made it prepare a sorting
+// statement for every query and carry each hit through a temporary b-tree (bench_memory, 10k
+// rows: fts-match 0.46 -> 0.31-0.34 ms).
+std::vector<std::pair<double, int64_t>> scoredHits(Db& db, const Match& match) {
+  const std::string sql = scoringSql(match);
+  Query hits(db.prepared, sql.c_str());
+  for (int64_t rows : match.word_rows) hits.bind(rows);
   hits.bind(match.expression);
   std::vector<std::pair<double, int64_t>> scored;
   while (hits.step()) scored.emplace_back(hits.real(1), hits.integer(0));
@@ -231,9 +247,10 @@ std::string jsonIds(const std::vector<std::pair<double, int64_t>>& scored, std::
 // The rows of the best hits, up to limit, best first, with their relevance. Rows are read for
 // as many ids as are still wanted (only active rows when active_at is set); the next ids only
 // when some fell out.
-std::vector<MemoryRow> bestRows(PreparedCache& cache, const Match& match, int limit,
+std::vector<MemoryRow> bestRows(Db& db, const Match& match, int limit,
                                 std::optional<int64_t> active_at) {
-  const auto scored = scoredHits(cache, match);
+  PreparedCache& cache = db.prepared;
+  const auto scored = scoredHits(db, match);
   const std::string sql = std::string("SELECT ") + kColumns +
                           ", 0.0 FROM memory m WHERE m.id IN (SELECT value FROM json_each(?))" +
                           (active_at ? std::string(" AND ") + kActive : std::string());
@@ -282,11 +299,12 @@ std::vector<MemoryRow> matchingRows(Db& db, std::string_view query, MatchMode mo
                                     WordCounts& counts, int limit,
                                     std::optional<int64_t> active_at) {
   Transaction reads(db);
-  Match match = matchFor(db.prepared, query, mode, counts);
+  db.memory_rank.refresh(db.prepared);  // its PRAGMA starts the read: the snapshot it checks
+  Match match = matchFor(db, query, mode, counts);
   std::vector<MemoryRow> rows;
   if (!match.expression.empty()) {
     rows = match.broad ? newestRows(db.prepared, match, limit, active_at)
-                       : bestRows(db.prepared, match, limit, active_at);
+                       : bestRows(db, match, limit, active_at);
   }
   reads.commit();
   return rows;

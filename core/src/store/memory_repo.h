@@ -73,11 +73,11 @@ enum class MatchMode { kAnyWord, kAllWords };
 /// distinct words are kept. Returns "" when the text has no words (nothing can match).
 std::string ftsQuery(std::string_view text, MatchMode mode = MatchMode::kAnyWord);
 
-/// How many rows contain each word, counted up to a cap, as of the largest row id `max_id`:
-/// a recall reads a word's count once instead of once per query. A delete leaves a count
-/// high until the next insert changes max_id, which can only make a word look commoner.
+/// How many rows contain each word, counted up to a cap, as of the memory index's generation
+/// (store/memory_rank.h: any change to the index starts a new one): a recall reads a word's
+/// count once instead of once per query, and the counts it scores with are exact.
 struct WordCounts {
-  int64_t max_id = -1;
+  uint64_t generation = ~uint64_t{0};
   std::unordered_map<std::string, int64_t> docs;
 };
 

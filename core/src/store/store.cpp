@@ -180,6 +180,9 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, Access acces
     auto db = std::make_unique<Db>(Poco::Data::Session("SQLite", path));
     sqlite3* h = handle(*db);
     sqlite3_busy_timeout(h, 5000);
+    if (!db->memory_rank.install(h)) {
+      return Status::error("store: cannot open " + path + ": this SQLite has no FTS5");
+    }
     if (Status s = checkIfNeeded(h, path, access, check); !s.isOk()) return s;
     if (Status s = setUp(h, path, access); !s.isOk()) return s;
     if (access == Access::kOwner) deferCheckpoints(h, db->wal);

@@ -20,7 +20,7 @@ class TempStore {
            ("gantry_memory_test_" + std::to_string(::getpid()) + "_" + std::to_string(++counter));
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
-    auto opened = store::Store::open((dir_ / "gantry.db").string());
+    auto opened = store::Store::open(path());
     if (!opened.isOk()) throw std::runtime_error(opened.status().message());
     store_ = std::move(opened.value());
   }
@@ -33,6 +33,7 @@ class TempStore {
   TempStore& operator=(const TempStore&) = delete;
 
   store::Store& store() { return *store_; }
+  std::string path() const { return (dir_ / "gantry.db").string(); }
 
  private:
   std::filesystem::path dir_;

@@ -1,0 +1,51 @@
+#pragma once
+/// gantry_bm25(memory_fts, subject_weight, content_weight[, rows_matching_phrase...]): the
+/// score FTS5's bm25() gives a memory hit, to the bit, with less work per recall. bm25() counts
+/// the rows each phrase matches with a query of its own and reads each hit's length in tokens
+/// from memory_fts_docsize, one lookup a hit: for a recall's ~110 hits at 10k rows that was
+/// ~85% of the scoring query's time. The recall passes the counts it already has (its words'
+/// document counts). The lengths are kept between recalls: one is forgotten when this
+/// connection writes its docsize row (an update hook; a rebuild rewrites every row, and a
+/// rolled back change stays forgotten, which costs a lookup), all of them when another
+/// connection has committed (PRAGMA data_version). generation() tells the recall its word
+/// counts are stale for the same reasons. Included by store/*.cpp only; used under the
+/// Store's lock.
+
+#include <cstdint>
+#include <vector>
+
+struct sqlite3;
+
+namespace gantry::store {
+
+class PreparedCache;
+
+class MemoryRank {
+ public:
+  MemoryRank() = default;
+  MemoryRank(const MemoryRank&) = delete;
+  MemoryRank& operator=(const MemoryRank&) = delete;
+
+  /// Registers gantry_bm25 on db and watches its docsize rows; this object must outlive db's
+  /// statements. False when db's SQLite has no FTS5.
+  bool install(sqlite3* db);
+  /// First thing in a recall's read transaction: forgets every length when another
+  /// connection has committed since the last one.
+  void refresh(PreparedCache& prepared);
+  /// Changes whenever the index may have: counts read under one generation stay true in it.
+  uint64_t generation() const { return generation_; }
+
+  /// Tokens of memory row id as the index holds them; 0 when not known.
+  uint16_t length(int64_t id) const;
+  void remember(int64_t id, int tokens);
+  void forget(int64_t id);
+
+ private:
+  void forgetAll();
+
+  std::vector<uint16_t> lengths_;  ///< by row id; 0: not known
+  int64_t data_version_ = -1;
+  uint64_t generation_ = 0;
+};
+
+}  // namespace gantry::store

@@ -1,0 +1,167 @@
+// A recall's relevance is FTS5's own bm25 (subject weighing twice the content), to the bit,
+// however the index changed since the lengths and counts it keeps were read.
+
+#include <sqlite3.h>
+
+#include <catch2/catch.hpp>
+#include <map>
+#include <string>
+
+#include "store/maintenance.h"
+#include "store/memory_repo.h"
+#include "unit/memory/temp_store.h"
+
+using gantry::store::ftsQuery;
+using gantry::store::MemoryRepo;
+using gantry::store::NewMemory;
+using gantry::testing::TempStore;
+
+namespace {
+
+/// A second connection to the store's file: FTS5's bm25 as the reference, and another
+/// writer.
+class Reference {
+ public:
+  explicit Reference(const std::string& path) {
+    REQUIRE(sqlite3_open(path.c_str(), &db_) == SQLITE_OK);
+    sqlite3_busy_timeout(db_, 5000);
+  }
+  ~Reference() { sqlite3_close(db_); }
+  Reference(const Reference&) = delete;
+  Reference& operator=(const Reference&) = delete;
+
+  /// -bm25(memory_fts, 2.0, 1.0) of every hit of the OR query of words, by row id.
+  std::map<int64_t, double> scores(const std::string& words) {
+    sqlite3_stmt* q = nullptr;
+    REQUIRE(sqlite3_prepare_v2(db_,
+                               "SELECT rowid, -bm25(memory_fts, 2.0, 1.0) FROM memory_fts "
+                               "WHERE memory_fts MATCH ?",
+                               -1, &q, nullptr) == SQLITE_OK);
+    const std::string match = ftsQuery(words);
+    sqlite3_bind_text(q, 1, match.c_str(), -1, SQLITE_TRANSIENT);
+    std::map<int64_t, double> out;
+    while (sqlite3_step(q) == SQLITE_ROW)
+      out[sqlite3_column_int64(q, 0)] = sqlite3_column_double(q, 1);
+    sqlite3_finalize(q);
+    return out;
+  }
+
+  void exec(const std::string& sql) {
+    char* error = nullptr;
+    const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error);
+    INFO((error != nullptr ? error : ""));
+    sqlite3_free(error);
+    REQUIRE(rc == SQLITE_OK);
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+int64_t put(MemoryRepo& repo, const std::string& subject, const std::string& content) {
+  auto id = repo.insert(NewMemory{"fact", subject, content, "chat", 1.0, 0});
+  REQUIRE(id.isOk());
+  return id.value();
+}
+
+/// Rows of varied length; "violin" is in 3 rows, "cello" in 6, "oboe" in 9 (never more than
+/// the 5% a recall still scores), each in the subject of some.
+void fill(MemoryRepo& repo) {
+  for (int i = 0; i < 200; ++i) {
+    std::string content = "note " + std::to_string(i);
+    for (int w = 0; w < i % 13; ++w) content += " filler" + std::to_string(w);
+    std::string subject = "entry";
+    if (i % 67 == 5) (i % 2 == 0 ? subject : content) += " violin";
+    if (i % 33 == 7) (i % 3 == 0 ? subject : content) += " cello cello";
+    if (i % 22 == 3) (i % 4 == 0 ? subject : content) += " oboe";
+    put(repo, subject, content);
+  }
+}
+
+/// The recall's relevance of every hit of words (rarest first, the order the recall scores
+/// them in) equals the reference's, bit for bit, and no hit is missing.
+void expectFtsScores(MemoryRepo& repo, Reference& reference, const std::string& words) {
+  INFO("query: " << words);
+  const auto expected = reference.scores(words);
+  REQUIRE(!expected.empty());
+  auto rows = repo.search(words, 1000);
+  REQUIRE(rows.isOk());
+  CHECK(rows.value().size() == expected.size());
+  for (const auto& row : rows.value()) {
+    INFO("row " << row.id);
+    REQUIRE(expected.count(row.id) == 1);
+    CHECK(row.relevance == expected.at(row.id));
+  }
+}
+
+void expectAllScores(MemoryRepo& repo, Reference& reference) {
+  for (const char* words : {"violin", "cello", "oboe", "violin cello", "violin cello oboe"}) {
+    expectFtsScores(repo, reference, words);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a recall scores as FTS5's bm25 does", "[memory]") {
+  TempStore temp;
+  MemoryRepo repo(temp.store());
+  fill(repo);
+  Reference reference(temp.path());
+  expectAllScores(repo, reference);
+  expectAllScores(repo, reference);  // again, from the lengths and counts kept
+}
+
+TEST_CASE("a recall scores as bm25 after this connection changed the index", "[memory]") {
+  TempStore temp;
+  MemoryRepo repo(temp.store());
+  fill(repo);
+  Reference reference(temp.path());
+  expectAllScores(repo, reference);
+  // A deleted hit changes the counts without changing the largest id.
+  auto cellos = repo.search("cello", 1);
+  REQUIRE(cellos.isOk());
+  REQUIRE(repo.forgetById(cellos.value().front().id).isOk());
+  expectAllScores(repo, reference);
+  // The newest row deleted, its id is taken again by a row of another length.
+  const int64_t last = put(repo, "violin", "a short one");
+  expectAllScores(repo, reference);
+  REQUIRE(repo.forgetById(last).isOk());
+  REQUIRE(put(repo, "violin", "a much longer row about the violin and its bow and its case") ==
+          last);
+  expectAllScores(repo, reference);
+}
+
+TEST_CASE("a recall scores as bm25 after another connection changed the index", "[memory]") {
+  TempStore temp;
+  MemoryRepo repo(temp.store());
+  fill(repo);
+  Reference reference(temp.path());
+  expectAllScores(repo, reference);
+  auto violins = repo.search("violin", 10);
+  REQUIRE(violins.isOk());
+  const int64_t id = violins.value().front().id;
+  // Same rows, same ids: only the lengths differ.
+  reference.exec(
+      "UPDATE memory SET content = content || ' and a great many more words here' "
+      "WHERE id = " +
+      std::to_string(id));
+  expectAllScores(repo, reference);
+  reference.exec("UPDATE memory SET subject = 'entry', content = 'oboe' WHERE id = " +
+                 std::to_string(id));
+  expectAllScores(repo, reference);
+}
+
+TEST_CASE("a recall scores as bm25 after the index was rebuilt", "[memory]") {
+  TempStore temp;
+  MemoryRepo repo(temp.store());
+  fill(repo);
+  Reference reference(temp.path());
+  // Rows changed behind the index's back: it keeps their old lengths until rebuilt.
+  reference.exec(
+      "DROP TRIGGER memory_au; "
+      "UPDATE memory SET content = content || ' with words the index has not seen yet' "
+      "WHERE id % 3 = 0");
+  expectAllScores(repo, reference);
+  REQUIRE(gantry::store::rebuildFts(temp.store()).isOk());
+  expectAllScores(repo, reference);
+}
