@@ -12,6 +12,7 @@
 #include "unit/memory/temp_store.h"
 
 using gantry::store::ftsQuery;
+using gantry::store::MatchMode;
 using gantry::store::MemoryRepo;
 using gantry::store::NewMemory;
 using gantry::testing::TempStore;
@@ -30,14 +31,14 @@ class Reference {
   Reference(const Reference&) = delete;
   Reference& operator=(const Reference&) = delete;
 
-  /// -bm25(memory_fts, 2.0, 1.0) of every hit of the OR query of words, by row id.
-  std::map<int64_t, double> scores(const std::string& words) {
+  /// -bm25(memory_fts, 2.0, 1.0) of every hit of the query of words, by row id.
+  std::map<int64_t, double> scores(const std::string& words, MatchMode mode = MatchMode::kAnyWord) {
     sqlite3_stmt* q = nullptr;
     REQUIRE(sqlite3_prepare_v2(db_,
                                "SELECT rowid, -bm25(memory_fts, 2.0, 1.0) FROM memory_fts "
                                "WHERE memory_fts MATCH ?",
                                -1, &q, nullptr) == SQLITE_OK);
-    const std::string match = ftsQuery(words);
+    const std::string match = ftsQuery(words, mode);
     sqlite3_bind_text(q, 1, match.c_str(), -1, SQLITE_TRANSIENT);
     std::map<int64_t, double> out;
     while (sqlite3_step(q) == SQLITE_ROW)
@@ -109,6 +110,26 @@ TEST_CASE("a recall scores as FTS5's bm25 does", "[memory]") {
   Reference reference(temp.path());
   expectAllScores(repo, reference);
   expectAllScores(repo, reference);  // again, from the lengths and counts kept
+}
+
+TEST_CASE("a search for every word scores as FTS5's bm25 does, counting the rows itself",
+          "[memory]") {
+  TempStore temp;
+  MemoryRepo repo(temp.store());
+  fill(repo);
+  put(repo, "violin and cello", "a duet for violin and cello");
+  put(repo, "cello", "the violin case fits a cello bow, cello cello");
+  Reference reference(temp.path());
+  const auto expected = reference.scores("violin cello", MatchMode::kAllWords);
+  REQUIRE(expected.size() >= 2);
+  auto rows = repo.matchActive("violin cello", 100, gantry::store::nowMs(), MatchMode::kAllWords);
+  REQUIRE(rows.isOk());
+  CHECK(rows.value().size() == expected.size());
+  for (const auto& row : rows.value()) {
+    INFO("row " << row.id);
+    REQUIRE(expected.count(row.id) == 1);
+    CHECK(row.relevance == expected.at(row.id));
+  }
 }
 
 TEST_CASE("a recall scores as bm25 after this connection changed the index", "[memory]") {
