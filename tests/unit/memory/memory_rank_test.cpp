@@ -14,6 +14,7 @@
 using gantry::store::ftsQuery;
 using gantry::store::MatchMode;
 using gantry::store::MemoryRepo;
+using gantry::store::MemoryRow;
 using gantry::store::NewMemory;
 using gantry::testing::TempStore;
 
@@ -79,13 +80,10 @@ void fill(MemoryRepo& repo) {
   }
 }
 
-/// The recall's relevance of every hit of words (rarest first, the order the recall scores
-/// them in) equals the reference's, bit for bit, and no hit is missing.
-void expectFtsScores(MemoryRepo& repo, Reference& reference, const std::string& words) {
-  INFO("query: " << words);
-  const auto expected = reference.scores(words);
+/// Every row's relevance equals the reference's score, bit for bit, and no hit is missing.
+void expectRelevances(const gantry::Result<std::vector<MemoryRow>>& rows,
+                      const std::map<int64_t, double>& expected) {
   REQUIRE(!expected.empty());
-  auto rows = repo.search(words, 1000);
   REQUIRE(rows.isOk());
   CHECK(rows.value().size() == expected.size());
   for (const auto& row : rows.value()) {
@@ -95,94 +93,89 @@ void expectFtsScores(MemoryRepo& repo, Reference& reference, const std::string& 
   }
 }
 
-void expectAllScores(MemoryRepo& repo, Reference& reference) {
-  for (const char* words : {"violin", "cello", "oboe", "violin cello", "violin cello oboe"}) {
-    expectFtsScores(repo, reference, words);
-  }
+/// The recall's relevance of every hit of words (rarest first, the order the recall scores
+/// them in) is the reference's.
+void expectFtsScores(MemoryRepo& repo, Reference& reference, const std::string& words) {
+  INFO("query: " << words);
+  expectRelevances(repo.search(words, 1000), reference.scores(words));
 }
+
+/// A store filled as fill() does, its memory repository and a reference connection to it.
+struct Filled {
+  TempStore temp;
+  MemoryRepo repo{temp.store()};
+  Reference reference{temp.path()};
+  Filled() { fill(repo); }
+
+  void expectAllScores() {
+    for (const char* words : {"violin", "cello", "oboe", "violin cello", "violin cello oboe"}) {
+      expectFtsScores(repo, reference, words);
+    }
+  }
+};
 
 }  // namespace
 
 TEST_CASE("a recall scores as FTS5's bm25 does", "[memory]") {
-  TempStore temp;
-  MemoryRepo repo(temp.store());
-  fill(repo);
-  Reference reference(temp.path());
-  expectAllScores(repo, reference);
-  expectAllScores(repo, reference);  // again, from the lengths and counts kept
+  Filled f;
+  f.expectAllScores();
+  f.expectAllScores();  // again, from the lengths and counts kept
 }
 
 TEST_CASE("a search for every word scores as FTS5's bm25 does, counting the rows itself",
           "[memory]") {
-  TempStore temp;
-  MemoryRepo repo(temp.store());
-  fill(repo);
-  put(repo, "violin and cello", "a duet for violin and cello");
-  put(repo, "cello", "the violin case fits a cello bow, cello cello");
-  Reference reference(temp.path());
-  const auto expected = reference.scores("violin cello", MatchMode::kAllWords);
-  REQUIRE(expected.size() >= 2);
-  auto rows = repo.matchActive("violin cello", 100, gantry::store::nowMs(), MatchMode::kAllWords);
-  REQUIRE(rows.isOk());
-  CHECK(rows.value().size() == expected.size());
-  for (const auto& row : rows.value()) {
-    INFO("row " << row.id);
-    REQUIRE(expected.count(row.id) == 1);
-    CHECK(row.relevance == expected.at(row.id));
-  }
+  Filled f;
+  put(f.repo, "violin and cello", "a duet for violin and cello");
+  put(f.repo, "cello", "the violin case fits a cello bow, cello cello");
+  const auto expected = f.reference.scores("violin cello", MatchMode::kAllWords);
+  CHECK(expected.size() >= 2);
+  expectRelevances(
+      f.repo.matchActive("violin cello", 100, gantry::store::nowMs(), MatchMode::kAllWords),
+      expected);
 }
 
 TEST_CASE("a recall scores as bm25 after this connection changed the index", "[memory]") {
-  TempStore temp;
-  MemoryRepo repo(temp.store());
-  fill(repo);
-  Reference reference(temp.path());
-  expectAllScores(repo, reference);
+  Filled f;
+  f.expectAllScores();
   // A deleted hit changes the counts without changing the largest id.
-  auto cellos = repo.search("cello", 1);
+  auto cellos = f.repo.search("cello", 1);
   REQUIRE(cellos.isOk());
-  REQUIRE(repo.forgetById(cellos.value().front().id).isOk());
-  expectAllScores(repo, reference);
+  REQUIRE(f.repo.forgetById(cellos.value().front().id).isOk());
+  f.expectAllScores();
   // The newest row deleted, its id is taken again by a row of another length.
-  const int64_t last = put(repo, "violin", "a short one");
-  expectAllScores(repo, reference);
-  REQUIRE(repo.forgetById(last).isOk());
-  REQUIRE(put(repo, "violin", "a much longer row about the violin and its bow and its case") ==
+  const int64_t last = put(f.repo, "violin", "a short one");
+  f.expectAllScores();
+  REQUIRE(f.repo.forgetById(last).isOk());
+  REQUIRE(put(f.repo, "violin", "a much longer row about the violin and its bow and its case") ==
           last);
-  expectAllScores(repo, reference);
+  f.expectAllScores();
 }
 
 TEST_CASE("a recall scores as bm25 after another connection changed the index", "[memory]") {
-  TempStore temp;
-  MemoryRepo repo(temp.store());
-  fill(repo);
-  Reference reference(temp.path());
-  expectAllScores(repo, reference);
-  auto violins = repo.search("violin", 10);
+  Filled f;
+  f.expectAllScores();
+  auto violins = f.repo.search("violin", 10);
   REQUIRE(violins.isOk());
   const int64_t id = violins.value().front().id;
   // Same rows, same ids: only the lengths differ.
-  reference.exec(
+  f.reference.exec(
       "UPDATE memory SET content = content || ' and a great many more words here' "
       "WHERE id = " +
       std::to_string(id));
-  expectAllScores(repo, reference);
-  reference.exec("UPDATE memory SET subject = 'entry', content = 'oboe' WHERE id = " +
-                 std::to_string(id));
-  expectAllScores(repo, reference);
+  f.expectAllScores();
+  f.reference.exec("UPDATE memory SET subject = 'entry', content = 'oboe' WHERE id = " +
+                   std::to_string(id));
+  f.expectAllScores();
 }
 
 TEST_CASE("a recall scores as bm25 after the index was rebuilt", "[memory]") {
-  TempStore temp;
-  MemoryRepo repo(temp.store());
-  fill(repo);
-  Reference reference(temp.path());
+  Filled f;
   // Rows changed behind the index's back: it keeps their old lengths until rebuilt.
-  reference.exec(
+  f.reference.exec(
       "DROP TRIGGER memory_au; "
       "UPDATE memory SET content = content || ' with words the index has not seen yet' "
       "WHERE id % 3 = 0");
-  expectAllScores(repo, reference);
-  REQUIRE(gantry::store::rebuildFts(temp.store()).isOk());
-  expectAllScores(repo, reference);
+  f.expectAllScores();
+  REQUIRE(gantry::store::rebuildFts(f.temp.store()).isOk());
+  f.expectAllScores();
 }
