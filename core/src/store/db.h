@@ -24,10 +24,12 @@ struct Db {
   explicit Db(Poco::Data::Session s)
       : session(std::move(s)), prepared(Poco::Data::SQLite::Utility::dbHandle(session)) {}
   Poco::Data::Session session;
+  /// gantry_bm25, installed by Store::open: outlives the statements that call it (declared
+  /// before them).
+  MemoryRank memory_rank;
   PreparedCache prepared;  ///< finalized before the session closes (declared after it)
   HistoryCache histories;
-  MemoryRank memory_rank;  ///< gantry_bm25, installed by Store::open
-  WalCheckpoints wal;      ///< the owner's only (store/wal_checkpoints.h)
+  WalCheckpoints wal;  ///< the owner's only (store/wal_checkpoints.h)
   /// The owner's model calls not in the record yet (UsageRepo::record): the next write
   /// transaction commits them with its own rows.
   std::vector<PendingUsage> pending_usage;
