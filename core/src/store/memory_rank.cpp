@@ -14,6 +14,8 @@ namespace {
 
 /// Rows above this id are not kept: two bytes a row up to it (2 MiB at most).
 constexpr int64_t kMaxKeptId = int64_t{1} << 20;
+/// Word counts kept at most; past it they start again.
+constexpr std::size_t kMaxCountedWords = 4096;
 
 /// What bm25() works out once per query: the mean row length and each phrase's IDF.
 struct QueryFigures {
@@ -143,7 +145,7 @@ void MemoryRank::refresh(PreparedCache& prepared) {
 
 void MemoryRank::forgetAll() {
   lengths_.clear();
-  ++generation_;
+  word_rows_.clear();
 }
 
 uint16_t MemoryRank::length(int64_t id) const {
@@ -161,10 +163,20 @@ void MemoryRank::remember(int64_t id, int tokens) {
 }
 
 void MemoryRank::forget(int64_t id) {
-  ++generation_;
   if (id >= 0 && static_cast<std::size_t>(id) < lengths_.size()) {
     lengths_[static_cast<std::size_t>(id)] = 0;
   }
+  if (!word_rows_.empty()) word_rows_.clear();  // a rebuild calls this once a row
+}
+
+std::optional<int64_t> MemoryRank::wordRows(const std::string& word) const {
+  auto it = word_rows_.find(word);
+  return it == word_rows_.end() ? std::nullopt : std::optional<int64_t>(it->second);
+}
+
+void MemoryRank::rememberWordRows(const std::string& word, int64_t rows) {
+  if (word_rows_.size() >= kMaxCountedWords) word_rows_.clear();
+  word_rows_[word] = rows;
 }
 
 }  // namespace gantry::store

@@ -3,15 +3,17 @@
 /// score FTS5's bm25() gives a memory hit, to the bit, with less work per recall. bm25() counts
 /// the rows each phrase matches with a query of its own and reads each hit's length in tokens
 /// from memory_fts_docsize, one lookup a hit: for a recall's ~110 hits at 10k rows that was
-/// ~85% of the scoring query's time. The recall passes the counts it already has (its words'
-/// document counts). The lengths are kept between recalls: one is forgotten when this
-/// connection writes its docsize row (an update hook; a rebuild rewrites every row, and a
-/// rolled back change stays forgotten, which costs a lookup), all of them when another
-/// connection has committed (PRAGMA data_version). generation() tells the recall its word
-/// counts are stale for the same reasons. Included by store/*.cpp only; used under the
-/// Store's lock.
+/// ~85% of the scoring query's time. MemoryRank keeps what a recall learns of the index between
+/// recalls: the rows each word is in (the recall's selective words, passed on as the counts)
+/// and each row's length. A row's length is forgotten when this connection writes its docsize
+/// row (an update hook; a rebuild rewrites every row, and a rolled back change stays forgotten,
+/// which costs a lookup), and the word counts with it; everything when another connection has
+/// committed (PRAGMA data_version). Included by store/*.cpp only; used under the Store's lock.
 
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 struct sqlite3;
@@ -32,20 +34,24 @@ class MemoryRank {
   /// First thing in a recall's read transaction: forgets every length when another
   /// connection has committed since the last one.
   void refresh(PreparedCache& prepared);
-  /// Changes whenever the index may have: counts read under one generation stay true in it.
-  uint64_t generation() const { return generation_; }
 
   /// Tokens of memory row id as the index holds them; 0 when not known.
   uint16_t length(int64_t id) const;
   void remember(int64_t id, int tokens);
+  /// Row id's docsize row changed: its length, and every word's count, are not known.
   void forget(int64_t id);
+
+  /// The rows that contain word, as counted (up to the recall's cap) since the index last
+  /// changed; nullopt when not known.
+  std::optional<int64_t> wordRows(const std::string& word) const;
+  void rememberWordRows(const std::string& word, int64_t rows);
 
  private:
   void forgetAll();
 
   std::vector<uint16_t> lengths_;  ///< by row id; 0: not known
+  std::unordered_map<std::string, int64_t> word_rows_;
   int64_t data_version_ = -1;
-  uint64_t generation_ = 0;
 };
 
 }  // namespace gantry::store

@@ -33,7 +33,6 @@ constexpr std::size_t kMaxQueryWords = 32;
 constexpr std::size_t kMaxSelectiveWords = 8;
 constexpr Poco::Int64 kCommonFloor = 100;
 constexpr Poco::Int64 kDocBudget = 200;
-constexpr std::size_t kMaxCountedWords = 4096;
 
 MemoryRow toRow(const RowTuple& t) {
   MemoryRow row;
@@ -139,24 +138,23 @@ struct Match {
 // dropped, and words stop being added once they would match more than kDocBudget rows
 // together; when nothing is left the rarest word stays. Bounds the work of a recall whatever
 // the table size: a common word would make bm25 score nearly every row while adding almost
-// nothing to the ranking. Counts come from counts while the index's generation is unchanged;
-// match gets the kept words' counts and whether the match is broad.
+// nothing to the ranking. A word's count is read once while the index stays as it is
+// (store/memory_rank.h); match gets the kept words' counts and whether the match is broad.
 std::vector<std::string> selectiveWords(Db& db, const std::vector<std::string>& words,
-                                        WordCounts& counts, Match& match) {
+                                        Match& match) {
   PreparedCache& cache = db.prepared;
   Poco::Int64 rows = 0;  // the largest id: an upper bound of the row count, read from the index
   if (Query max(cache, "SELECT IFNULL(MAX(id), 0) FROM memory"); max.step()) rows = max.integer(0);
-  if (counts.generation != db.memory_rank.generation() || counts.docs.size() > kMaxCountedWords) {
-    counts.docs.clear();
-    counts.generation = db.memory_rank.generation();
-  }
   if (rows == 0) return {};  // no row to match: no word is counted (nor kept counted)
   Poco::Int64 common = std::min(std::max<Poco::Int64>(kCommonFloor, rows / 20), kDocBudget);
   std::vector<std::pair<Poco::Int64, std::string>> ranked;
   for (const auto& word : words) {
-    auto [it, fresh] = counts.docs.try_emplace(word, 0);
-    if (fresh) it->second = documentFrequency(cache, word, common + 1);
-    if (it->second != 0) ranked.emplace_back(it->second, word);
+    std::optional<int64_t> docs = db.memory_rank.wordRows(word);
+    if (!docs) {
+      docs = documentFrequency(cache, word, common + 1);
+      db.memory_rank.rememberWordRows(word, *docs);
+    }
+    if (*docs != 0) ranked.emplace_back(*docs, word);
   }
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -198,11 +196,11 @@ std::string idList(const std::vector<int64_t>& ids) {
 }
 
 // The match for query: every word for kAllWords, the informative ones for kAnyWord.
-Match matchFor(Db& db, std::string_view query, MatchMode mode, WordCounts& counts) {
+Match matchFor(Db& db, std::string_view query, MatchMode mode) {
   Match match;
   auto words = queryWords(query);
   if (mode == MatchMode::kAnyWord && !words.empty()) {
-    words = selectiveWords(db, words, counts, match);
+    words = selectiveWords(db, words, match);
   }
   match.expression = joinWords(words, mode);
   return match;
@@ -221,9 +219,9 @@ std::string scoringSql(const Match& match) {
 // ties go to the newer row. Ordering by FTS5's rank instead made it prepare a sorting
 // statement for every query and carry each hit through a temporary b-tree (bench_memory, 10k
 // rows: fts-match 0.46 -> 0.31-0.34 ms).
-std::vector<std::pair<double, int64_t>> scoredHits(Db& db, const Match& match) {
+std::vector<std::pair<double, int64_t>> scoredHits(PreparedCache& cache, const Match& match) {
   const std::string sql = scoringSql(match);
-  Query hits(db.prepared, sql.c_str());
+  Query hits(cache, sql.c_str());
   for (int64_t rows : match.word_rows) hits.bind(rows);
   hits.bind(match.expression);
   std::vector<std::pair<double, int64_t>> scored;
@@ -247,10 +245,9 @@ std::string jsonIds(const std::vector<std::pair<double, int64_t>>& scored, std::
 // The rows of the best hits, up to limit, best first, with their relevance. Rows are read for
 // as many ids as are still wanted (only active rows when active_at is set); the next ids only
 // when some fell out.
-std::vector<MemoryRow> bestRows(Db& db, const Match& match, int limit,
+std::vector<MemoryRow> bestRows(PreparedCache& cache, const Match& match, int limit,
                                 std::optional<int64_t> active_at) {
-  PreparedCache& cache = db.prepared;
-  const auto scored = scoredHits(db, match);
+  const auto scored = scoredHits(cache, match);
   const std::string sql = std::string("SELECT ") + kColumns +
                           ", 0.0 FROM memory m WHERE m.id IN (SELECT value FROM json_each(?))" +
                           (active_at ? std::string(" AND ") + kActive : std::string());
@@ -295,16 +292,15 @@ std::vector<MemoryRow> newestRows(PreparedCache& cache, const Match& match, int 
 // The rows for query, up to limit, best first (only active rows when active_at is set). Its
 // queries share one read transaction: SQLite's file locks are taken once instead of once a
 // query (bench_host: 14 fewer fcntl calls a turn).
-std::vector<MemoryRow> matchingRows(Db& db, std::string_view query, MatchMode mode,
-                                    WordCounts& counts, int limit,
+std::vector<MemoryRow> matchingRows(Db& db, std::string_view query, MatchMode mode, int limit,
                                     std::optional<int64_t> active_at) {
   Transaction reads(db);
   db.memory_rank.refresh(db.prepared);  // its PRAGMA starts the read: the snapshot it checks
-  Match match = matchFor(db, query, mode, counts);
+  Match match = matchFor(db, query, mode);
   std::vector<MemoryRow> rows;
   if (!match.expression.empty()) {
     rows = match.broad ? newestRows(db.prepared, match, limit, active_at)
-                       : bestRows(db, match, limit, active_at);
+                       : bestRows(db.prepared, match, limit, active_at);
   }
   reads.commit();
   return rows;
@@ -374,7 +370,7 @@ Result<std::vector<MemoryRow>> MemoryRepo::matchActive(std::string_view query, i
   if (queryWords(query).empty() || limit <= 0) return std::vector<MemoryRow>();
   return locked(store_, "memory", "recall",
                 [&](Poco::Data::Session&) -> Result<std::vector<MemoryRow>> {
-                  return matchingRows(store_.db(), query, mode, word_counts_, limit, now_ms);
+                  return matchingRows(store_.db(), query, mode, limit, now_ms);
                 });
 }
 
@@ -382,8 +378,7 @@ Result<std::vector<MemoryRow>> MemoryRepo::search(std::string_view query, int li
   if (queryWords(query).empty() || limit <= 0) return std::vector<MemoryRow>();
   return locked(store_, "memory", "search",
                 [&](Poco::Data::Session&) -> Result<std::vector<MemoryRow>> {
-                  return matchingRows(store_.db(), query, MatchMode::kAnyWord, word_counts_, limit,
-                                      std::nullopt);
+                  return matchingRows(store_.db(), query, MatchMode::kAnyWord, limit, std::nullopt);
                 });
 }
 

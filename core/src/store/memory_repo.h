@@ -7,7 +7,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "gantry/status.h"
@@ -73,14 +72,6 @@ enum class MatchMode { kAnyWord, kAllWords };
 /// distinct words are kept. Returns "" when the text has no words (nothing can match).
 std::string ftsQuery(std::string_view text, MatchMode mode = MatchMode::kAnyWord);
 
-/// How many rows contain each word, counted up to a cap, as of the memory index's generation
-/// (store/memory_rank.h: any change to the index starts a new one): a recall reads a word's
-/// count once instead of once per query, and the counts it scores with are exact.
-struct WordCounts {
-  uint64_t generation = ~uint64_t{0};
-  std::unordered_map<std::string, int64_t> docs;
-};
-
 /// Repository over the memory tables. Thread-safe (takes store.mutex()).
 class MemoryRepo {
  public:
@@ -140,7 +131,6 @@ class MemoryRepo {
 
  private:
   Store& store_;
-  WordCounts word_counts_;  ///< guarded by store.mutex()
 };
 
 }  // namespace gantry::store
