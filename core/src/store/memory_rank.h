@@ -31,8 +31,8 @@ class MemoryRank {
   /// Registers gantry_bm25 on db and watches its docsize rows; this object must outlive db's
   /// statements. False when db's SQLite has no FTS5.
   bool install(sqlite3* db);
-  /// First thing in a recall's read transaction: forgets every length when another
-  /// connection has committed since the last one.
+  /// First thing in a recall's read transaction: forgets every length and word count when
+  /// another connection has committed since the last one.
   void refresh(PreparedCache& prepared);
 
   /// Tokens of memory row id as the index holds them; 0 when not known.
