@@ -75,6 +75,7 @@ ChannelCaps SlackChannel::caps() const noexcept {
   ChannelCaps caps;
   caps.max_message_chars = kMaxMessageChars;
   caps.can_edit = true;
+  caps.shows_typing = false;  // Socket Mode apps have no typing indicator
   return caps;
 }
 

@@ -67,6 +67,7 @@ ChannelCaps StdioChannel::caps() const noexcept {
   caps.ordered_input = !interactive_;
   caps.renders_events = jsonl_;
   caps.replays_inbox = false;  // a terminal's or a pipe's input does not come back
+  caps.shows_typing = false;
   return caps;
 }
 

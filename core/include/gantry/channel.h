@@ -25,6 +25,9 @@ struct ChannelCaps {
   /// does not come back after a restart (a terminal, a pipe): all of that is closed unsent,
   /// because the reader it was meant for has gone.
   bool replays_inbox = true;
+  /// typing() shows an indicator, which the host keeps alive while a turn runs. False where
+  /// there is none (a terminal, a pipe): typing() is never called and no thread waits to.
+  bool shows_typing = true;
 };
 
 /// Where the host copies its own log records for the owner, when the operator asked the

@@ -276,9 +276,9 @@ class ChatService::Worker {
     request.chat_id = chat_id_;
     // A turn cut short by a shutdown stays open and is resumed at the next start.
     request.keep_open_if_cancelled = [this] { return s_.stopping_.load(); };
-    s_.typing_.start(chat_id_);
+    if (s_.typing_) s_.typing_->start(chat_id_);
     auto result = s_.agent_.run(request, observer, *token);  // never throws
-    s_.typing_.stop(chat_id_);
+    if (s_.typing_) s_.typing_->stop(chat_id_);
     deliver(observer, result);
     std::lock_guard lock(mutex_);
     current_.reset();
@@ -375,7 +375,6 @@ ChatService::ChatService(agent::Agent& agent, Channel& channel, store::Store& st
                          ChatOptions options, CommandTexts texts, approvals::Approvals* approvals)
     : agent_(agent),
       channel_(channel),
-      typing_(channel),
       store_(store),
       messages_(store),
       inbox_(store),
@@ -387,6 +386,7 @@ ChatService::ChatService(agent::Agent& agent, Channel& channel, store::Store& st
       texts_(std::move(texts)),
       caps_(channel.caps()),
       approvals_(approvals) {
+  if (caps_.shows_typing) typing_.emplace(channel);
   if (!approvals_) return;
   follow_up_ = std::make_unique<ApprovalFollowUp>(
       *approvals_, [this](const store::ApprovalRow& row) { followUp(row); });

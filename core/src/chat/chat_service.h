@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -95,7 +96,8 @@ class ChatService final : public InboundSink {
 
   agent::Agent& agent_;
   Channel& channel_;
-  TypingPulses typing_;  ///< before workers_: their turns use it
+  /// Only for a channel that shows typing; before workers_: their turns use it.
+  std::optional<TypingPulses> typing_;
   store::Store& store_;
   store::MessageRepo messages_;
   store::InboxRepo inbox_;

@@ -184,6 +184,30 @@ TEST_CASE("the tool trace stays above the streamed reply", "[chat]") {
   CHECK(f.channel.bubbles().back() == "Making calls: ✓\n\nfound it");
 }
 
+TEST_CASE("a turn shows the typing indicator where the channel has one", "[chat][typing]") {
+  ChatFixture f;
+  f.provider.hold("done");
+  f.say("hi");
+  REQUIRE(f.provider.waitForRequests(1));
+  CHECK(f.channel.waitForTyping(1));
+  f.provider.release();
+  f.service().drain();
+  CHECK(f.channel.typed() == std::vector<std::string>{"chat"});
+}
+
+TEST_CASE("a channel without a typing indicator is never asked to show one", "[chat][typing]") {
+  ChannelCaps caps;
+  caps.shows_typing = false;
+  ChatFixture f(caps);
+  f.provider.hold("done");
+  f.say("hi");
+  REQUIRE(f.provider.waitForRequests(1));
+  f.provider.release();
+  f.service().drain();
+  CHECK(f.channel.sent() == std::vector<std::string>{"done"});
+  CHECK(f.channel.typed().empty());
+}
+
 TEST_CASE("a failed turn tells the user what failed", "[chat]") {
   ChatFixture f;
   f.provider.fail(Status::error("model: HTTP 500 (check the endpoint)"));

@@ -400,6 +400,7 @@ TEST_CASE("caps report 2000 characters, edits and a replayed inbox", "[discord]"
   CHECK(caps.max_message_chars == 2000);
   CHECK(caps.can_edit);
   CHECK(caps.replays_inbox);
+  CHECK(caps.shows_typing);
 }
 
 TEST_CASE("a missing or malformed allowlist fails the factory", "[discord]") {
