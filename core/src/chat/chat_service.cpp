@@ -180,11 +180,9 @@ class ChatService::Worker {
       lock.lock();
       if (bubbles_.empty()) {  // still busy: drain() waits for the wind-down
         lock.unlock();
+        s_.flushStore();  // first: a delivered reply's mark waits for it
         indexMessages();
         compactMemoryIndex();
-        if (Status s = s_.store_.flush(); !s.isOk()) {
-          log::warn("usage_not_recorded", {{"error", s.message()}});
-        }
         s_.store_.checkpointIfDue();  // off the reply's path (store/wal_checkpoints.h)
         releaseIdleMemory();
         lock.lock();
@@ -321,8 +319,9 @@ class ChatService::Worker {
   }
 
   /// Delivers the turn's outcome, marked sending in the outbox just before and confirmed
-  /// right after the channel returns: a crash in between sends it at the next start, as a
-  /// possible repeat (the one way a reply can reach the owner twice).
+  /// after the channel returns, with the next write (at the latest when the chat goes idle):
+  /// a crash in between sends it at the next start, as a possible repeat (the one way a reply
+  /// can reach the owner twice).
   /// One the channel refused is sent again later (addRedeliver), older ones first.
   void deliver(ReplyStream& observer, const agent::TurnResult& result) {
     redeliver();
@@ -495,10 +494,17 @@ void ChatService::redeliverRefused() {
   for (auto& [chat_id, worker] : workers_) worker->addRedeliver();
 }
 
+void ChatService::flushStore() {
+  if (Status s = store_.flush(); !s.isOk()) {
+    log::warn("pending_rows_not_written", {{"error", s.message()}});
+  }
+}
+
 void ChatService::recoverAfterRestart() {
   bool replay = caps_.replays_inbox;
   auto resume = settleOpenTurns(turns_, replay);
   deliverPending(outbox_, channel_, replay);
+  flushStore();  // the done marks of what it sent (no chat may go idle for a while)
   for (const auto& turn : resume) {
     log::warn("turn_resuming", {{"chat", turn.chat_id}});
     worker(turn.chat_id).addResume();

@@ -93,6 +93,9 @@ class ChatService final : public InboundSink {
   bool handedOverAgain(const InboundMessage& message);
   void replayInbox(bool replay);
   bool allIdle();  ///< with mutex_ held
+  /// Writes the rows waiting for the next write transaction (store/pending_writes.h), such as
+  /// delivered replies' done marks; a failure is logged.
+  void flushStore();
 
   agent::Agent& agent_;
   Channel& channel_;

@@ -13,9 +13,9 @@
 
 #include "store/history_cache.h"
 #include "store/memory_rank.h"
+#include "store/pending_writes.h"
 #include "store/prepared.h"
 #include "store/store.h"
-#include "store/usage_repo.h"
 #include "store/wal_checkpoints.h"
 
 namespace gantry::store {
@@ -30,18 +30,10 @@ struct Db {
   PreparedCache prepared;  ///< finalized before the session closes (declared after it)
   HistoryCache histories;
   WalCheckpoints wal;  ///< the owner's only (store/wal_checkpoints.h)
-  /// The owner's model calls not in the record yet (UsageRepo::record): the next write
-  /// transaction commits them with its own rows.
-  std::vector<PendingUsage> pending_usage;
+  /// The owner's rows not in the record yet: the next write transaction commits them with
+  /// its own (store/pending_writes.h).
+  PendingWrites pending;
 };
-
-/// Inserts the calls' usage rows, and sets the heartbeat outcomes they carry, in the open
-/// transaction.
-void writeUsage(Db& db, const std::vector<PendingUsage>& calls);
-
-/// Writes db.pending_usage in a transaction of its own, if any is waiting; on an error they
-/// stay pending.
-void flushPendingUsage(Db& db);
 
 /// A transaction begun and ended with plain SQL on cached statements, rolled back on
 /// destruction unless committed.
@@ -60,8 +52,8 @@ class Transaction {
   }
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
-  /// A write transaction carries the model calls' usage rows waiting for one: a turn's reply
-  /// and its last call's row are one commit instead of two.
+  /// A write transaction carries the rows waiting for one (store/pending_writes.h): a turn's
+  /// reply and its last call's usage row are one commit instead of two.
   void commit();
 
  private:

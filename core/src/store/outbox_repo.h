@@ -1,10 +1,11 @@
 #pragma once
 /// The outbox: what the record holds for a chat (a reply, a notice) until the channel has
 /// delivered it. A row is written in the transaction that records the reply, marked sending
-/// just before the channel's send and confirmed right after it returns, so a crash anywhere in
+/// just before the channel's send and confirmed after it returns, so a crash anywhere in
 /// between leaves it undelivered and the next start sends it. A crash while the send was under
-/// way cannot tell whether the platform took it: that row is sent again marked as a possible
-/// repeat, the one case in which a reply can reach the owner twice.
+/// way, or before its confirmation was written, cannot tell whether the platform took it: that
+/// row is sent again marked as a possible repeat, the one case in which a reply can reach the
+/// owner twice.
 
 #include <cstdint>
 #include <string>
@@ -30,15 +31,26 @@ enum class Delivery {
   kDropped,    ///< never sent: the channel's output does not survive a restart (stdio)
 };
 
+/// A done mark waiting for the owner's next write transaction (store/pending_writes.h).
+struct PendingDelivery {
+  int64_t id = 0;
+  Delivery how = Delivery::kDelivered;
+  int64_t at = 0;  ///< ms since the epoch
+};
+
 class OutboxRepo {
  public:
   explicit OutboxRepo(Store& store) : store_(store) {}
-  /// Rows not delivered yet (never sent, or whose send was cut short), oldest first.
+  /// Rows not delivered yet (never sent, or whose send was cut short), oldest first; a done
+  /// mark still waiting is written first.
   Result<std::vector<OutboxItem>> pending();
-  /// Marks an undelivered row as being sent (before the channel's send). A no-op for id 0.
+  /// Marks an undelivered row as being sent (before the channel's send), at once. A no-op for
+  /// id 0.
   Status markSending(int64_t id);
-  /// Marks an undelivered row done (its text is dropped; the reply stays in messages). A no-op for
-  /// id 0 or a row already done.
+  /// Marks an undelivered row done (its text is dropped; the reply stays in messages). A no-op
+  /// for id 0 or a row already done. The database's owner writes the mark with its next write
+  /// transaction or Store::flush() (store/pending_writes.h): a commit of its own took 2% of a
+  /// turn (bench_host). Other access modes write it at once.
   Status markDone(int64_t id, Delivery how);
 
  private:

@@ -156,7 +156,7 @@ Store::Store(std::string path, std::unique_ptr<Db> db, Access access)
 Store::~Store() {
   if (access_ != Access::kOwner) return;
   if (Status s = flush(); !s.isOk()) {
-    log::warn("usage_not_recorded", {{"path", path_}, {"error", s.message()}});
+    log::warn("pending_rows_not_written", {{"path", path_}, {"error", s.message()}});
   }
   std::lock_guard lock(mutex_);
   if (Status s = markCleanStop(handle(*db_)); !s.isOk()) {
@@ -210,8 +210,8 @@ bool Store::checkpointIfDue() {
 }
 
 Status Store::flush() {
-  return locked(*this, "usage", "record", [&](Poco::Data::Session&) -> Status {
-    flushPendingUsage(*db_);
+  return locked(*this, "store", "flush", [&](Poco::Data::Session&) -> Status {
+    flushPending(*db_);
     return Status::ok();
   });
 }

@@ -58,7 +58,7 @@ class Store {
   /// store/wal_checkpoints.h). True when it did; always false but for the owner.
   bool checkpointIfDue();
   /// For a process going idle: writes what waits for the owner's next write transaction
-  /// (the model calls' usage rows, UsageRepo::record).
+  /// (store/pending_writes.h: model calls' usage rows, delivered replies' done marks).
   Status flush();
   /// Frees the page cache's unused pages, for a process going idle: they stay allocated,
   /// and dirty in the heap, until the cache is shrunk.

@@ -5,11 +5,11 @@
 namespace gantry::store {
 
 void Transaction::commit() {
-  const bool carries = !db_.pending_usage.empty() &&
-                       sqlite3_txn_state(db_.prepared.db(), nullptr) == SQLITE_TXN_WRITE;
-  if (carries) writeUsage(db_, db_.pending_usage);  // an error leaves them pending
+  const bool carries =
+      !db_.pending.empty() && sqlite3_txn_state(db_.prepared.db(), nullptr) == SQLITE_TXN_WRITE;
+  if (carries) writePending(db_);  // an error leaves them pending
   Query(db_.prepared, "COMMIT").run();
-  if (carries) db_.pending_usage.clear();
+  if (carries) db_.pending = {};
   done_ = true;
 }
 

@@ -25,29 +25,12 @@ void writeUsage(Db& db, const std::vector<PendingUsage>& calls) {
   }
 }
 
-void flushPendingUsage(Db& db) {
-  if (db.pending_usage.empty()) return;
-  std::vector<PendingUsage> calls;
-  calls.swap(db.pending_usage);  // so that commit() does not carry them again
-  try {
-    Transaction transaction(db);
-    writeUsage(db, calls);
-    transaction.commit();
-  } catch (...) {
-    calls.insert(calls.end(), db.pending_usage.begin(), db.pending_usage.end());
-    db.pending_usage.swap(calls);
-    throw;
-  }
-}
-
 Status UsageRepo::record(const UsageRow& row, const std::string* model_outcome) {
   return locked(store_, "usage", "record", [&](Poco::Data::Session&) -> Status {
     Db& db = store_.db();
-    db.pending_usage.push_back(
+    db.pending.usage.push_back(
         {row, model_outcome ? std::optional(*model_outcome) : std::nullopt, nowMs()});
-    if (store_.access() != Access::kOwner || db.pending_usage.size() >= kMaxPendingUsage) {
-      flushPendingUsage(db);
-    }
+    if (store_.access() != Access::kOwner || db.pending.full()) flushPending(db);
     return Status::ok();
   });
 }
@@ -55,7 +38,7 @@ Status UsageRepo::record(const UsageRow& row, const std::string* model_outcome) 
 Result<std::vector<UsageDay>> UsageRepo::daily(int days, int64_t now_ms) {
   return locked(
       store_, "usage", "daily", [&](Poco::Data::Session& session) -> Result<std::vector<UsageDay>> {
-        flushPendingUsage(store_.db());  // this process's calls count as soon as they end
+        flushPending(store_.db());  // this process's calls count as soon as they end
         // Midnight UTC `days - 1` days ago: today counts as one day.
         Poco::Int64 since = (now_ms / 86400000 - (days - 1)) * 86400000;
         std::vector<Poco::Tuple<std::string, Poco::Int64, Poco::Int64, Poco::Int64, Poco::Int64,

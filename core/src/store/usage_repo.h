@@ -40,14 +40,11 @@ struct UsageDay {
 /// Thread-safe.
 class UsageRepo {
  public:
-  static constexpr std::size_t kMaxPendingUsage = 64;
   explicit UsageRepo(Store& store) : store_(store) {}
   /// Appends the call's row and, when given, sets the heartbeat's last model outcome
   /// (HeartbeatRepo). The database's owner writes them with its next write transaction (a
-  /// turn's tool calls, reply or close follow its model call within microseconds) or at
-  /// Store::flush(), whichever comes first, and at once when kMaxPendingUsage are waiting:
-  /// a commit of their own was 5% of a turn's time (bench_host). A process killed in between
-  /// loses them. Other access modes write them at once.
+  /// turn's tool calls, reply or close follow its model call within microseconds), see
+  /// store/pending_writes.h. Other access modes write them at once.
   Status record(const UsageRow& row, const std::string* model_outcome = nullptr);
   /// One row per UTC day with calls, oldest first, over the last `days` days up to now_ms.
   Result<std::vector<UsageDay>> daily(int days, int64_t now_ms);

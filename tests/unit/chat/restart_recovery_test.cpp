@@ -44,6 +44,15 @@ struct RecoveryFixture : ChatFixture {
   }
 };
 
+/// How many replies another connection sees as undelivered: what the record holds.
+std::size_t undeliveredOnDisk(const std::string& path) {
+  auto reader = gantry::store::Store::open(path, gantry::store::Access::kReadOnly);
+  REQUIRE(reader.isOk());
+  auto pending = gantry::store::OutboxRepo(*reader.value()).pending();
+  REQUIRE(pending.isOk());
+  return pending->size();
+}
+
 InboundMessage platformMessage(const std::string& text, const std::string& id) {
   auto message = gantry::testing::FakeChannel::message(text);
   message.message_id = id;
@@ -169,4 +178,22 @@ TEST_CASE("a turn a shutdown cut short stays open with its message for the next 
   f.recover();
   CHECK(f.channel.sent().back() == "the long answer");
   CHECK(f.turns.openTurns()->empty());
+}
+
+TEST_CASE("a delivered reply is marked so on disk once its chat goes idle", "[chat]") {
+  RecoveryFixture f;
+  f.provider.reply("the answer");
+  f.say("question");
+  f.service().drain();
+  CHECK(f.channel.sent() == std::vector<std::string>{"the answer"});
+  CHECK(undeliveredOnDisk(f.temp.path()) == 0);  // a kill now sends nothing again
+}
+
+TEST_CASE("replies sent at the start are marked so on disk before any chat runs", "[chat]") {
+  RecoveryFixture f;
+  f.crashBeforeDelivery("the answer");
+  REQUIRE(undeliveredOnDisk(f.temp.path()) == 1);
+  f.service().recoverAfterRestart();
+  CHECK(f.channel.sent() == std::vector<std::string>{"the answer"});
+  CHECK(undeliveredOnDisk(f.temp.path()) == 0);
 }

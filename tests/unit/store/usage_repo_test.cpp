@@ -5,6 +5,7 @@
 
 #include "store/heartbeat_repo.h"
 #include "store/message_repo.h"
+#include "store/pending_writes.h"
 
 namespace fs = std::filesystem;
 using namespace gantry;
@@ -132,12 +133,12 @@ TEST_CASE("waiting usage rows are written when too many wait, at flush and when 
           "[store]") {
   auto s = freshStore("usage_flushed.db");
   store::UsageRepo repo(*s);
-  for (std::size_t i = 1; i < store::UsageRepo::kMaxPendingUsage; ++i) {
+  for (std::size_t i = 1; i < store::PendingWrites::kMax; ++i) {
     REQUIRE(repo.record(call(kDec1, 1, 1)).isOk());
   }
   CHECK(committedCalls(*s) == 0);
   REQUIRE(repo.record(call(kDec1, 1, 1)).isOk());
-  const auto limit = static_cast<int64_t>(store::UsageRepo::kMaxPendingUsage);
+  const auto limit = static_cast<int64_t>(store::PendingWrites::kMax);
   CHECK(committedCalls(*s) == limit);
 
   REQUIRE(repo.record(call(kDec1, 1, 1)).isOk());
