@@ -122,6 +122,18 @@ TEST_CASE("a recall scores as FTS5's bm25 does", "[memory]") {
   f.expectAllScores();  // again, from the lengths and counts kept
 }
 
+TEST_CASE("words FTS5 holds no token for count as in no row, beside words it holds", "[memory]") {
+  Filled f;
+  // Words to the recall (bytes above ASCII) that the tokenizer treats as separators: they
+  // count as in no row and leave the real words' scores as bm25 gives them.
+  const auto mixed = f.repo.search("\u2605 violin \u2014 cello", 1000);
+  REQUIRE(mixed.isOk());
+  expectRelevances(mixed, f.reference.scores("violin cello"));
+  const auto symbols = f.repo.search("\u2605 \u2014", 10);
+  REQUIRE(symbols.isOk());
+  CHECK(symbols.value().empty());
+}
+
 TEST_CASE("a search for every word scores as FTS5's bm25 does, counting the rows itself",
           "[memory]") {
   Filled f;
