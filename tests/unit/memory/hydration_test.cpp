@@ -62,6 +62,16 @@ TEST_CASE("hydration keeps each row on one line", "[memory]") {
   CHECK(hydrationBlock(repo, "") == "[memory]\n- (preference) tea: green no sugar\n");
 }
 
+TEST_CASE("a rendered row is one line, its content cut whole characters short", "[memory]") {
+  MemoryRow row;
+  row.kind = "fact";
+  row.subject = "two\tline\rsubject\n";
+  row.content = "caf\u00e9\nau lait";  // the cut at 4 bytes falls inside the é
+  CHECK(gantry::memory::renderRow(row, 4) == "(fact) two line subject : caf\u2026");
+  CHECK(gantry::memory::renderRow(row, 5) == "(fact) two line subject : caf\u00e9\u2026");
+  CHECK(gantry::memory::renderRow(row) == "(fact) two line subject : caf\u00e9 au lait");
+}
+
 TEST_CASE("ranking weighs relevance, recency and kind", "[memory]") {
   int64_t now = nowMs();
   MemoryRow fresh_fact;
