@@ -1,26 +1,15 @@
 #include "store/message_repo.h"
 
 #include <catch2/catch.hpp>
-#include <filesystem>
 
 #include "store/heartbeat_repo.h"
 #include "store/prompt_budget_repo.h"
 #include "store/session_repo.h"
 #include "store/usage_repo.h"
+#include "unit/store/fresh_store.h"
 
-namespace fs = std::filesystem;
 using namespace gantry;
-
-namespace {
-std::unique_ptr<store::Store> freshStore(const char* name) {
-  fs::path dir = fs::temp_directory_path() / ("gantry_msg_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  fs::remove(dir / name);
-  auto s = store::Store::open((dir / name).string());
-  REQUIRE(s.isOk());
-  return std::move(s.value());
-}
-}  // namespace
+using gantry::testing::freshStore;
 
 TEST_CASE("messages round-trip through the record in order with their tool calls", "[store]") {
   auto s = freshStore("roundtrip.db");

@@ -1,31 +1,18 @@
 #include "store/message_search.h"
 
 #include <catch2/catch.hpp>
-#include <filesystem>
 
 #include "store/approval_repo.h"
 #include "store/maintenance.h"
 #include "store/message_index.h"
 #include "store/message_repo.h"
+#include "unit/store/fresh_store.h"
 #include "unit/support/chat_message.h"
 
-namespace fs = std::filesystem;
 using namespace gantry;
+using gantry::testing::freshStore;
 
 using gantry::testing::message;
-
-namespace {
-
-std::unique_ptr<store::Store> freshStore(const char* name) {
-  fs::path dir = fs::temp_directory_path() / ("gantry_search_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  fs::remove(dir / name);
-  auto s = store::Store::open((dir / name).string());
-  REQUIRE(s.isOk());
-  return std::move(s.value());
-}
-
-}  // namespace
 
 TEST_CASE("search finds what the user and the model said, never tool results", "[store]") {
   auto s = freshStore("search.db");

@@ -1,25 +1,16 @@
 #include "store/outbox_repo.h"
 
 #include <catch2/catch.hpp>
-#include <filesystem>
 
 #include "store/message_repo.h"
 #include "store/pending_writes.h"
 #include "store/turn_repo.h"
+#include "unit/store/fresh_store.h"
 
-namespace fs = std::filesystem;
 using namespace gantry;
+using gantry::testing::freshStore;
 
 namespace {
-
-std::unique_ptr<store::Store> freshStore(const char* name) {
-  fs::path dir = fs::temp_directory_path() / ("gantry_outbox_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  fs::remove(dir / name);
-  auto s = store::Store::open((dir / name).string());
-  REQUIRE(s.isOk());
-  return std::move(s.value());
-}
 
 /// A turn closed with its reply, as the agent records it: returns the reply's outbox id.
 int64_t recordReply(store::Store& s, const std::string& text) {

@@ -1,25 +1,16 @@
 #include "store/usage_repo.h"
 
 #include <catch2/catch.hpp>
-#include <filesystem>
 
 #include "store/heartbeat_repo.h"
 #include "store/message_repo.h"
 #include "store/pending_writes.h"
+#include "unit/store/fresh_store.h"
 
-namespace fs = std::filesystem;
 using namespace gantry;
+using gantry::testing::freshStore;
 
 namespace {
-
-std::unique_ptr<store::Store> freshStore(const char* name) {
-  fs::path dir = fs::temp_directory_path() / ("gantry_usage_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  fs::remove(dir / name);
-  auto s = store::Store::open((dir / name).string());
-  REQUIRE(s.isOk());
-  return std::move(s.value());
-}
 
 constexpr int64_t kDay = 86400000;
 constexpr int64_t kDec1 = 20423 * kDay;  // 2025-12-01T00:00:00Z
