@@ -465,18 +465,29 @@ std::string Agent::persona() {
 
 std::map<std::string, PartSize> Agent::schemaSizes(const std::string& chat_id) const {
   const ToolList published = publication_ ? publication_->schemas(chat_id) : catalog_.schemas();
+  const auto& sources = catalog_.sources();
+  std::vector<ToolList> lists;
+  lists.reserve(sources.size());
+  for (const auto* source : sources) lists.push_back(source->tools());
+  {
+    std::lock_guard lock(sizes_mutex_);
+    if (known_sizes_.published == published && known_sizes_.sources == lists) {
+      return known_sizes_.sizes;
+    }
+  }
   std::unordered_set<std::string_view> names;
   for (const auto& schema : *published) names.insert(schema.name);
   std::map<std::string, PartSize> sizes;
-  for (const auto* source : catalog_.sources()) {
-    const ToolList tools = source->tools();
-    for (const auto& tool : *tools) {
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    for (const auto& tool : *lists[i]) {
       if (names.count(tool.name) == 0) continue;
-      PartSize& size = sizes[source->server()];
+      PartSize& size = sizes[sources[i]->server()];
       ++size.count;
       size.est_tokens += tools::estimateTokens(tool.name, tool.description, tool.parameters_json);
     }
   }
+  std::lock_guard lock(sizes_mutex_);
+  known_sizes_ = {published, std::move(lists), sizes};
   return sizes;
 }
 

@@ -111,6 +111,16 @@ class Agent {
   tools::Publication* publication_;
   std::mutex persona_mutex_;
   std::string persona_;
+  /// schemaSizes' last answer, given again while the lists it came from are the same (each
+  /// turn asks; estimating 50 schemas was 1% of a turn's instructions). The lists are held
+  /// so that a freed list's address cannot come back as a new one's.
+  struct KnownSizes {
+    ToolList published;
+    std::vector<ToolList> sources;
+    std::map<std::string, PartSize> sizes;
+  };
+  mutable std::mutex sizes_mutex_;
+  mutable KnownSizes known_sizes_;
 };
 
 }  // namespace gantry::agent

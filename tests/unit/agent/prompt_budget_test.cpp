@@ -68,3 +68,12 @@ TEST_CASE("the standing prompt holds the chat's persona, published schemas and h
   REQUIRE(prompt.schemas.count("") == 1);
   CHECK(prompt.schemas.at("").count == 4);  // every fixture tool is a built-in here
 }
+
+TEST_CASE("the standing prompt's schema sizes follow a source whose tools changed", "[budget]") {
+  testing::AgentFixture f;
+  REQUIRE(f.agent().standingPrompt("chat").schemas.at("").count == 4);
+  f.tools.setNames({"lookup"});  // a server republishing fewer tools
+  auto prompt = f.agent().standingPrompt("chat");
+  REQUIRE(prompt.schemas.count("") == 1);
+  CHECK(prompt.schemas.at("").count == 3);
+}
