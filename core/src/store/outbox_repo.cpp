@@ -81,7 +81,7 @@ Status OutboxRepo::markDone(int64_t id, Delivery how) {
   return locked(store_, "store", "outbox mark done", [&](Poco::Data::Session&) -> Status {
     Db& db = store_.db();
     db.pending.deliveries.push_back({id, how, nowMs()});
-    if (store_.access() != Access::kOwner || db.pending.full()) flushPending(db);
+    flushIfDue(db, store_.access());
     return Status::ok();
   });
 }

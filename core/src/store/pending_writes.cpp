@@ -6,9 +6,14 @@
 
 namespace gantry::store {
 
-void writePending(Db& db) {
-  writeUsage(db, db.pending.usage);
-  writeDeliveries(db, db.pending.deliveries);
+void PendingWrites::append(PendingWrites&& later) {
+  usage.insert(usage.end(), later.usage.begin(), later.usage.end());
+  deliveries.insert(deliveries.end(), later.deliveries.begin(), later.deliveries.end());
+}
+
+void writePending(Db& db, const PendingWrites& writes) {
+  writeUsage(db, writes.usage);
+  writeDeliveries(db, writes.deliveries);
 }
 
 void flushPending(Db& db) {
@@ -16,16 +21,17 @@ void flushPending(Db& db) {
   PendingWrites writes = std::exchange(db.pending, {});  // so that commit() does not carry them
   try {
     Transaction transaction(db);
-    writeUsage(db, writes.usage);
-    writeDeliveries(db, writes.deliveries);
+    writePending(db, writes);
     transaction.commit();
   } catch (...) {
-    writes.usage.insert(writes.usage.end(), db.pending.usage.begin(), db.pending.usage.end());
-    writes.deliveries.insert(writes.deliveries.end(), db.pending.deliveries.begin(),
-                             db.pending.deliveries.end());
+    writes.append(std::exchange(db.pending, {}));
     db.pending = std::move(writes);
     throw;
   }
+}
+
+void flushIfDue(Db& db, Access access) {
+  if (access != Access::kOwner || db.pending.full()) flushPending(db);
 }
 
 }  // namespace gantry::store

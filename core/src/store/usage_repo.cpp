@@ -30,7 +30,7 @@ Status UsageRepo::record(const UsageRow& row, const std::string* model_outcome) 
     Db& db = store_.db();
     db.pending.usage.push_back(
         {row, model_outcome ? std::optional(*model_outcome) : std::nullopt, nowMs()});
-    if (store_.access() != Access::kOwner || db.pending.full()) flushPending(db);
+    flushIfDue(db, store_.access());
     return Status::ok();
   });
 }
