@@ -166,6 +166,26 @@ TEST_CASE("/notify reaches the owner's chat, and bad bodies are refused", "[e2e]
   CHECK(gantry.stop() == 0);
 }
 
+TEST_CASE("stopping answers a request in flight before the instance exits", "[e2e][api]") {
+  Fixture f;
+  GantryProcess gantry(f.env());
+  INFO(gantry.err());
+  REQUIRE(f.waitUp());
+  const int sends_before = f.telegram.calls("sendMessage");
+  // The owner's chat answers slowly, so the notification is still being sent at SIGTERM.
+  f.telegram.addFault({"sendMessage", 200, "", 0, false, 1, 1500});
+  auto notified = std::async(std::launch::async,
+                             [&f] { return f.post("/notify", R"({"text":"slow news"})"); });
+  for (int k = 0; k < 200 && f.telegram.calls("sendMessage") == sends_before; ++k) {
+    std::this_thread::sleep_for(10ms);
+  }
+  REQUIRE(f.telegram.calls("sendMessage") > sends_before);
+  CHECK(gantry.stop() == 0);
+  Response reply = notified.get();  // throws when the connection was cut instead
+  CHECK(reply.status == 200);
+  CHECK_FALSE(f.telegram.waitText("slow news").empty());
+}
+
 TEST_CASE("a task runs once per id, answers in the response and the chat", "[e2e][api]") {
   Fixture f;
   const std::string body = R"({"id":"t-1","content":"summarise the day",)"

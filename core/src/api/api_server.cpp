@@ -180,7 +180,8 @@ ApiServer::ApiServer(ApiOptions options, ApiParts parts)
       parts_(std::move(parts)),
       mcp_(
           parts_.tasks, [this](const std::string& text) { return notifyOwner(text); },
-          parts_.status) {}
+          parts_.status),
+      pool_(1, options_.threads) {}
 
 Status ApiServer::notifyOwner(const std::string& text) {
   if (options_.owner_chat.empty())
@@ -209,7 +210,8 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(ApiOptions options, ApiParts
     params->setMaxQueued(256);  // a burst queues rather than being reset
     params->setTimeout(Poco::Timespan(10, 0));
     params->setKeepAlive(true);
-    server->server_ = std::make_unique<Poco::Net::HTTPServer>(new Factory(*server), socket, params);
+    server->server_ = std::make_unique<Poco::Net::HTTPServer>(new Factory(*server), server->pool_,
+                                                              socket, params);
     server->server_->start();
   } catch (const Poco::Exception& e) {
     return Status::error("API_LISTEN: cannot listen: " + e.displayText());
@@ -222,7 +224,8 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(ApiOptions options, ApiParts
 
 void ApiServer::stop() {
   if (!server_) return;
-  server_->stopAll(true);
+  server_->stopAll(false);  // false: a request being handled is answered before its socket closes
+  pool_.joinAll();
   server_.reset();
   if (!options_.listen.unix_path.empty()) ::unlink(options_.listen.unix_path.c_str());
 }

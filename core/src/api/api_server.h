@@ -10,6 +10,8 @@
 ///   /mcp                               the same as an MCP server (McpEndpoint)
 /// Errors are JSON {"error": "…"} with a fitting status code.
 
+#include <Poco/ThreadPool.h>
+
 #include <functional>
 #include <memory>
 #include <string>
@@ -52,7 +54,8 @@ class ApiServer {
   ~ApiServer();
   ApiServer(const ApiServer&) = delete;
   ApiServer& operator=(const ApiServer&) = delete;
-  /// Stops accepting and waits for requests in flight (tasks are cancelled by their service).
+  /// Stops accepting, answers each request in flight and waits for its thread (tasks are
+  /// cancelled by their service first); idle kept-alive connections are closed.
   void stop();
 
   /// Handles one request (on a server thread).
@@ -73,6 +76,8 @@ class ApiServer {
   ApiParts parts_;
   RateLimiter limiter_{10, 20};
   McpEndpoint mcp_;
+  // The server's own threads: stop() waits for them, so no handler outlives this object.
+  Poco::ThreadPool pool_;
   std::unique_ptr<Poco::Net::HTTPServer> server_;
 };
 
