@@ -16,7 +16,6 @@
 #include <Poco/URI.h>
 
 #include <sstream>
-#include <thread>
 
 #include "fake_telegram_internal.h"
 
@@ -86,7 +85,7 @@ void FakeTelegram::start() {
   auto* params = new Poco::Net::HTTPServerParams;
   params->setMaxThreads(32);
   params->setKeepAlive(true);
-  server_ = std::make_unique<Poco::Net::HTTPServer>(new Factory(*this), socket, params);
+  server_ = std::make_unique<Poco::Net::HTTPServer>(new Factory(*this), pool_, socket, params);
   server_->start();
 }
 
@@ -98,7 +97,7 @@ void FakeTelegram::stop() {
   }
   changed_.notify_all();
   server_->stopAll(true);
-  while (active_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  pool_.joinAll();
 }
 
 std::string FakeTelegram::apiBase() const { return "http://127.0.0.1:" + std::to_string(port_); }
@@ -285,7 +284,6 @@ void FakeTelegram::record(SentRecord record) {
 
 void FakeTelegram::handle(Poco::Net::HTTPServerRequest& request,
                           Poco::Net::HTTPServerResponse& response) {
-  ++active_;
   try {
     std::string path = Poco::URI(request.getURI()).getPath();
     if (path.rfind("/control/", 0) == 0) {
@@ -300,7 +298,6 @@ void FakeTelegram::handle(Poco::Net::HTTPServerRequest& request,
   } catch (const std::exception& e) {
     if (!response.sent()) sendJson(response, 500, errorJson(500, e.what(), 0));
   }
-  --active_;
 }
 
 void FakeTelegram::handleFile(const std::string& path, Poco::Net::HTTPServerResponse& response) {

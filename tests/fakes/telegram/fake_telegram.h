@@ -6,7 +6,8 @@
 /// limits; /file/bot<token>/<path> downloads. Faults (429, 5xx, dropped connections) are
 /// scripted per method. Thread-safe; the control API is both C++ and HTTP (/control/...).
 
-#include <atomic>
+#include <Poco/ThreadPool.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -147,8 +148,10 @@ class FakeTelegram {
 
   std::string token_;
   int port_ = 0;
+  // The server's own threads, so stop() can wait for every handler, even one that had not
+  // started when the server stopped accepting.
+  Poco::ThreadPool pool_{2, 32};
   std::unique_ptr<Poco::Net::HTTPServer> server_;
-  std::atomic<int> active_{0};
 
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
