@@ -8,6 +8,7 @@
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/Net/ServerSocket.h>
+#include <Poco/ThreadPool.h>
 
 #include <catch2/catch.hpp>
 #include <map>
@@ -103,9 +104,14 @@ struct LocalSite {
   Seen seen;
   Poco::Net::ServerSocket socket{Poco::Net::SocketAddress("127.0.0.1", 0)};
   int port = socket.address().port();
-  Poco::Net::HTTPServer server{new Factory(seen, port), socket, new Poco::Net::HTTPServerParams};
+  Poco::ThreadPool threads{1, 16};  // joined on destruction: no handler outlives `seen`
+  Poco::Net::HTTPServer server{new Factory(seen, port), threads, socket,
+                               new Poco::Net::HTTPServerParams};
   LocalSite() { server.start(); }
-  ~LocalSite() { server.stopAll(true); }
+  ~LocalSite() {
+    server.stopAll(true);
+    threads.joinAll();
+  }
   std::string url(const std::string& host, const std::string& path) const {
     return "http://" + host + ":" + std::to_string(port) + path;
   }
