@@ -174,8 +174,8 @@ TEST_CASE("stopping answers a request in flight before the instance exits", "[e2
   const int sends_before = f.telegram.calls("sendMessage");
   // The owner's chat answers slowly, so the notification is still being sent at SIGTERM.
   f.telegram.addFault({"sendMessage", 200, "", 0, false, 1, 1500});
-  auto notified = std::async(std::launch::async,
-                             [&f] { return f.post("/notify", R"({"text":"slow news"})"); });
+  auto notified =
+      std::async(std::launch::async, [&f] { return f.post("/notify", R"({"text":"slow news"})"); });
   for (int k = 0; k < 200 && f.telegram.calls("sendMessage") == sends_before; ++k) {
     std::this_thread::sleep_for(10ms);
   }
