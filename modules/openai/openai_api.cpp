@@ -203,11 +203,14 @@ std::string encodeTools(const std::vector<ToolSchema>& tools) {
   return {buffer.GetString(), buffer.GetSize()};
 }
 
-Result<std::string> encodeRequest(const ChatRequest& request, const RequestOptions& options) {
+Result<std::string_view> encodeRequest(const ChatRequest& request, const RequestOptions& options) {
   // Reused per thread: a fresh buffer for every request costs more in page faults than the
-  // encoding itself.
+  // encoding itself, and handing out a view instead of a copy saves copying the body (bench_host
+  // under callgrind: 0.22M of a turn's 4.42M instructions).
   thread_local rapidjson::StringBuffer buffer;
+  const bool last_was_large = buffer.GetSize() > kKeptBufferBytes;  // an image-sized request
   buffer.Clear();
+  if (last_was_large) buffer.ShrinkToFit();  // its memory is not kept
   Writer w(buffer);
   w.StartObject();
   writeField(w, "model", options.model);
@@ -241,12 +244,7 @@ Result<std::string> encodeRequest(const ChatRequest& request, const RequestOptio
   }
   writeStreamFields(w, options.stream);
   w.EndObject();
-  std::string body(buffer.GetString(), buffer.GetSize());
-  if (buffer.GetSize() > kKeptBufferBytes) {  // an image-sized request: do not keep its memory
-    buffer.Clear();
-    buffer.ShrinkToFit();
-  }
-  return body;
+  return std::string_view(buffer.GetString(), buffer.GetSize());
 }
 
 Result<ChatResponse> parseResponse(std::string_view body) {

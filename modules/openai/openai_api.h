@@ -27,8 +27,9 @@ std::string encodeTools(const std::vector<ToolSchema>& tools);
 
 /// Encodes the POST body of /chat/completions. Tool parameters_json must be a JSON object
 /// (empty means "no parameters"); it is copied verbatim. Fails only when
-/// response_schema_json is not valid JSON.
-Result<std::string> encodeRequest(const ChatRequest& request, const RequestOptions& options);
+/// response_schema_json is not valid JSON. The body lives in a buffer of the calling thread:
+/// it stays valid until that thread's next encodeRequest.
+Result<std::string_view> encodeRequest(const ChatRequest& request, const RequestOptions& options);
 
 /// Parses a non-streaming response body (think blocks moved to reasoning, missing call ids
 /// generated). Fails with a description of what is wrong with the body.

@@ -103,7 +103,7 @@ struct OpenAiProvider::Call {
   Clock::time_point deadline;
   Clock::duration silence;
   int64_t limit_seconds;
-  std::string body;
+  std::string_view body;  // encodeRequest's, on this thread: valid for the whole call
   int attempts = 0;
   int retry_after_s = -1;    // from the last failed attempt
   bool got_headers = false;  // of the current attempt
@@ -142,10 +142,10 @@ Result<ChatResponse> OpenAiProvider::chat(const ChatRequest& request,
   return guard("model", [&]() -> Result<ChatResponse> {
     Call call(request, callbacks, cancel, seconds(config_.timeout_seconds));
     const auto tools = encodedTools(request.tools);
-    Result<std::string> body =
+    Result<std::string_view> body =
         encodeRequest(request, {config_.model, config_.max_tokens, request.stream, tools.get()});
     if (!body.isOk()) return body.status();
-    call.body = std::move(body.value());
+    call.body = body.value();
     Result<ChatResponse> result = run(call);
     logCall(call, result);
     return result;
