@@ -312,7 +312,14 @@ class Daemon {
   void addCronTools() {
     if (!config_.cron_enabled) return;
     zone_ = take(cron::loadCronZone(config_.cron_tz));
-    cron_tools_ = std::make_unique<cron::CronTools>(*store_, *zone_, config_.cron_max_jobs);
+    // Made here, started in startBackground(): a job added before then is not missed.
+    scheduler_ = std::make_unique<cron::Scheduler>(
+        *store_, *zone_, config_.cron_tick_seconds, [this](const store::CronJob& job) -> Status {
+          auto reply = chat_->runScheduled(job.chat_id, job.prompt);
+          return reply.isOk() ? Status::ok() : reply.status();
+        });
+    cron_tools_ = std::make_unique<cron::CronTools>(*store_, *zone_, config_.cron_max_jobs, nullptr,
+                                                    [s = scheduler_.get()] { s->jobsChanged(); });
     catalog_.add(cron_tools_.get());
   }
 
@@ -392,14 +399,7 @@ class Daemon {
                                                 reloadPersona();
                                                 reloadSecrets();
                                               });
-    if (zone_) {
-      scheduler_ = std::make_unique<cron::Scheduler>(
-          *store_, *zone_, config_.cron_tick_seconds, [this](const store::CronJob& job) -> Status {
-            auto reply = chat_->runScheduled(job.chat_id, job.prompt);
-            return reply.isOk() ? Status::ok() : reply.status();
-          });
-      scheduler_->start();
-    }
+    if (scheduler_) scheduler_->start();
     if (memory_repo_ && config_.memory_consolidate_minutes > 0) {
       memory::ConsolidatorOptions options;
       options.period = std::chrono::minutes(config_.memory_consolidate_minutes);
@@ -552,6 +552,7 @@ class Daemon {
   std::unique_ptr<store::MemoryRepo> memory_repo_;
   std::unique_ptr<tools::ToolSource> memory_tools_;
   std::optional<cron::Zone> zone_;
+  std::unique_ptr<cron::Scheduler> scheduler_;  ///< stopped in stop(); outlives cron_tools_' hook
   std::unique_ptr<cron::CronTools> cron_tools_;
   tools::Catalog catalog_;
   std::unique_ptr<tools::Publication> publication_;
@@ -560,7 +561,6 @@ class Daemon {
   std::unique_ptr<chat::ChatService> chat_;
   std::unique_ptr<api::TaskService> tasks_;
   std::unique_ptr<api::ApiServer> api_;
-  std::unique_ptr<cron::Scheduler> scheduler_;
   std::unique_ptr<memory::Consolidator> consolidator_;
   std::thread heartbeat_thread_;
   int64_t last_prune_ms_ = 0;

@@ -34,11 +34,12 @@ ToolResult fail(std::string text) { return {false, std::move(text)}; }
 
 }  // namespace
 
-CronTools::CronTools(store::Store& store, Zone zone, int max_jobs, Clock clock)
+CronTools::CronTools(store::Store& store, Zone zone, int max_jobs, Clock clock, OnAdded on_added)
     : repo_(store),
       zone_(std::move(zone)),
       max_jobs_(max_jobs),
       clock_(clock ? std::move(clock) : Clock(store::nowMs)),
+      on_added_(std::move(on_added)),
       tools_(schemas(zone_)) {}
 
 ToolList CronTools::tools() const { return tools_; }
@@ -112,6 +113,7 @@ ToolResult CronTools::add(const Poco::JSON::Object& args, const std::string& cha
                 " jobs, the most CRON_MAX_JOBS allows; remove one with cron_remove first");
   }
   job->id = *id.value();
+  if (on_added_) on_added_();
   Result<Schedule> schedule = parseSchedule(job->schedule);
   bool once = schedule.isOk() && schedule->kind == ScheduleKind::kOnce;
   return {true, "added cron job " + std::to_string(job->id) + " (" + job->schedule + "): " +

@@ -21,9 +21,12 @@ namespace gantry::cron {
 class CronTools final : public tools::ToolSource {
  public:
   using Clock = std::function<int64_t()>;  ///< Unix ms
+  using OnAdded = std::function<void()>;
 
   /// `max_jobs` is CRON_MAX_JOBS, counted over every chat. `clock` defaults to the system clock.
-  CronTools(store::Store& store, Zone zone, int max_jobs, Clock clock = nullptr);
+  /// `on_added` is called after each job cron_add stored (the scheduler's jobsChanged()).
+  CronTools(store::Store& store, Zone zone, int max_jobs, Clock clock = nullptr,
+            OnAdded on_added = nullptr);
 
   /// cron_add, cron_list, cron_remove with fixed JSON Schemas (byte-identical across calls).
   ToolList tools() const override;
@@ -44,6 +47,7 @@ class CronTools final : public tools::ToolSource {
   Zone zone_;
   int max_jobs_;
   Clock clock_;
+  OnAdded on_added_;
   ToolList tools_;
 };
 

@@ -1,5 +1,6 @@
 #include "cron/scheduler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 
@@ -57,14 +58,46 @@ void Scheduler::stop() {
   if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
 }
 
+void Scheduler::jobsChanged() {
+  {
+    std::lock_guard lock(mutex_);
+    jobs_changed_ = true;
+  }
+  wake_.notify_all();
+}
+
 void Scheduler::loop() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
+    jobs_changed_ = false;  // a job added from here on wakes the wait below
     lock.unlock();
-    runDue();
+    const int ran = runDue();
+    const auto wait = untilNextRun(ran);
     lock.lock();
-    wake_.wait_for(lock, std::chrono::seconds(tick_seconds_), [this] { return stopping_; });
+    auto woken = [this] { return stopping_ || jobs_changed_; };
+    if (wait) {
+      wake_.wait_for(lock, *wait, woken);
+    } else {
+      wake_.wait(lock, woken);
+    }
   }
+}
+
+// To the next job's slot, at most a tick: a wall clock set forward, or a machine resumed from
+// suspend, is caught up within a tick. nullopt, wait for jobsChanged(), when no job has a next
+// run. A slot already past after a pass that ran nothing (a job whose advance failed) is
+// tried again a tick later, not at once.
+std::optional<std::chrono::milliseconds> Scheduler::untilNextRun(int ran) {
+  const std::chrono::milliseconds tick = std::chrono::seconds(tick_seconds_);
+  Result<std::optional<store::CronJob>> next = repo_.nextToRun();
+  if (!next.isOk()) {
+    log::error("cron: cannot read the next job", {{"error", next.status().message()}});
+    return tick;
+  }
+  if (!next->has_value()) return std::nullopt;
+  const int64_t left = next->value().next_run_at.value_or(0) - clock_();
+  if (left <= 0) return ran > 0 ? std::chrono::milliseconds(0) : tick;
+  return std::min(tick, std::chrono::milliseconds(left));
 }
 
 int Scheduler::runDue() {

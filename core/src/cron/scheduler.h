@@ -1,11 +1,14 @@
 #pragma once
-/// The cron ticker: every CRON_TICK_SECONDS it runs the jobs that are due, one at a time,
-/// through a callback the core supplies.
+/// The cron ticker: it runs the jobs that are due, one at a time, through a callback the core
+/// supplies, then sleeps until the next job's slot (at most CRON_TICK_SECONDS) or, with no job
+/// to run, until one is added: an instance without jobs has no cron wake-ups.
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "cron/cron_options.h"
@@ -38,6 +41,9 @@ class Scheduler {
 
   /// Starts the ticker; the first pass runs at once (catching up missed jobs). Idempotent.
   void start();
+  /// A job was added: the ticker looks at the jobs again. Safe from any thread, before start()
+  /// too.
+  void jobsChanged();
   /// Wakes and joins the ticker; a turn in flight finishes first (the core cancels it if it
   /// must be quick). Idempotent; safe without start().
   void stop();
@@ -48,6 +54,7 @@ class Scheduler {
 
  private:
   void loop();
+  std::optional<std::chrono::milliseconds> untilNextRun(int ran);
   void runJob(const store::CronJob& job, int64_t now);
   bool advance(const store::CronJob& job, int64_t now, bool* one_shot);
 
@@ -59,6 +66,7 @@ class Scheduler {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
+  bool jobs_changed_ = false;
   std::thread thread_;
 };
 

@@ -1,9 +1,12 @@
 #include "cron/scheduler.h"
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <condition_variable>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include "cron/cron_tools.h"
 #include "cron/schedule.h"
@@ -228,4 +231,93 @@ TEST_CASE("stop wakes a ticker that waits for a long tick", "[cron][scheduler]")
   scheduler.stop();   // would hang for an hour without the wake-up
   scheduler.stop();
   SUCCEED("stopped");
+}
+
+namespace {
+
+/// Signals each turn the ticker thread runs.
+struct Fired {
+  std::mutex mutex;
+  std::condition_variable cv;
+  int count = 0;
+  gantry::cron::RunTurn callback() {
+    return [this](const CronJob&) {
+      std::lock_guard lock(mutex);
+      ++count;
+      cv.notify_all();
+      return Status::ok();
+    };
+  }
+  /// Generous: only guards against a hang.
+  bool awaitOne() {
+    std::unique_lock lock(mutex);
+    return cv.wait_for(lock, std::chrono::seconds(60), [&] { return count > 0; });
+  }
+};
+
+}  // namespace
+
+TEST_CASE("with no job the ticker does not wake until one is added", "[cron][scheduler]") {
+  auto store = gantry::cron::test::openStore(gantry::cron::test::tempDbPath("sched_no_jobs"));
+  std::atomic<int> looks{0};  // each pass reads the clock
+  Scheduler scheduler(
+      *store, utcZone(), 1, [](const CronJob&) { return Status::ok(); },
+      [&] {
+        ++looks;
+        return gantry::store::nowMs();
+      });
+  scheduler.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // a tick and a half
+  scheduler.stop();
+  CHECK(looks.load() == 1);  // the first pass only
+}
+
+TEST_CASE("while a job is scheduled the ticker looks again every tick", "[cron][scheduler]") {
+  auto store = gantry::cron::test::openStore(gantry::cron::test::tempDbPath("sched_far_job"));
+  CronRepo(*store).add(makeJob("@hourly", gantry::store::nowMs() + kHour)).value();
+  std::atomic<int> looks{0};
+  Scheduler scheduler(
+      *store, utcZone(), 1, [](const CronJob&) { return Status::ok(); },
+      [&] {
+        ++looks;
+        return gantry::store::nowMs();
+      });
+  scheduler.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  scheduler.stop();
+  CHECK(looks.load() >= 2);  // a clock set forward is caught up within a tick
+}
+
+TEST_CASE("a job added by cron_add wakes a ticker that has no job", "[cron][scheduler]") {
+  auto store = gantry::cron::test::openStore(gantry::cron::test::tempDbPath("sched_added"));
+  Fired fired;
+  const int64_t later = utc("2026-11-30T23:00") + 1000;
+  std::atomic<int> looks{0};
+  Scheduler scheduler(*store, utcZone(), 3600, fired.callback(), [&] {
+    ++looks;
+    return later;
+  });
+  gantry::cron::CronTools tools(
+      *store, utcZone(), 50, [] { return kNow; }, [&] { scheduler.jobsChanged(); });
+  scheduler.start();
+  // The first pass, which found nothing, is over: the job must wake the ticker's wait.
+  while (looks.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  gantry::tools::CallContext context;
+  context.chat_id = "chat-1";
+  REQUIRE(
+      tools.call("cron_add", R"({"schedule":"2026-11-30T23:00","prompt":"stretch"})", context).ok);
+  CHECK(fired.awaitOne());  // not an hour's tick later
+  scheduler.stop();
+}
+
+TEST_CASE("the ticker sleeps to the next job's slot, not to the end of its tick",
+          "[cron][scheduler]") {
+  auto store = gantry::cron::test::openStore(gantry::cron::test::tempDbPath("sched_slot"));
+  CronRepo(*store).add(makeJob("@hourly", gantry::store::nowMs() + 300)).value();
+  Fired fired;
+  Scheduler scheduler(*store, utcZone(), 3600, fired.callback());
+  scheduler.start();
+  CHECK(fired.awaitOne());
+  scheduler.stop();
 }
