@@ -18,12 +18,8 @@ std::string withContext(const std::string& memory_block, const std::string& now,
 /// What the user wrote: sent without the blocks withContext put in front of it.
 std::string_view userText(std::string_view sent);
 
-/// The `[memory]` block withContext put in front of sent, ending with its last "\n"; ""
-/// when there is none.
-std::string_view memoryBlockOf(std::string_view sent);
-
-/// block (as hydrated: "[memory]\n" and one row a line) without the rows any of shown (such
-/// blocks) lists already; "" when no row is left.
-std::string withoutShownRows(std::string_view block, const std::vector<std::string_view>& shown);
+/// block (as hydrated: "[memory]\n" and one row a line) without the rows that the memory block
+/// of any of sent (messages as withContext made them) lists already; "" when no row is left.
+std::string withoutShownRows(std::string_view block, const std::vector<std::string_view>& sent);
 
 }  // namespace gantry::session

@@ -28,7 +28,7 @@ Result<int64_t> Conversation::recordUser(const std::string& text, const std::vec
                                          const std::vector<int64_t>& inbox_ids, bool track) {
   user_text_ = text;
   hydrated_ = options_.hydrate ? options_.hydrate(text) : "";
-  memory_block_ = withoutShownRows(hydrated_, shownMemory(history_.size()));
+  memory_block_ = withoutShownRows(hydrated_, sentUserMessages(history_.size()));
   now_ = options_.now ? options_.now() : "";
   ChatMessage user;
   user.content = withContext(memory_block_, now_, text);
@@ -99,19 +99,19 @@ bool Conversation::fold(const std::vector<ChatMessage>& dropped, const CancelTok
   return true;
 }
 
-std::vector<std::string_view> Conversation::shownMemory(std::size_t count) const {
-  std::vector<std::string_view> shown;
+std::vector<std::string_view> Conversation::sentUserMessages(std::size_t count) const {
+  std::vector<std::string_view> sent;
   for (std::size_t i = 0; i < count && i < history_.size(); ++i) {
-    if (history_[i].role == Role::kUser) shown.push_back(memoryBlockOf(history_[i].content));
+    if (history_[i].role == Role::kUser) sent.push_back(history_[i].content);
   }
-  return shown;
+  return sent;
 }
 
 /// The message was recorded without the memory rows the history showed then. Bounding took
 /// messages out of the prompt: rows only they showed are sent again with it. The recorded
 /// message is settled before it is first sent (a fold sends only older turns).
 Status Conversation::showMemoryLeftOut() {
-  std::string block = withoutShownRows(hydrated_, shownMemory(history_.size() - 1));
+  std::string block = withoutShownRows(hydrated_, sentUserMessages(history_.size() - 1));
   if (block == memory_block_) return Status::ok();
   memory_block_ = std::move(block);
   std::string sent = withContext(memory_block_, now_, user_text_);

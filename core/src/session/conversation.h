@@ -112,8 +112,8 @@ class Conversation {
   /// the fold fails nothing changes, and the next turn tries again.
   void foldAway(const BoundResult& result, const CancelToken& cancel);
   bool fold(const std::vector<ChatMessage>& dropped, const CancelToken& cancel);
-  /// The memory blocks of the user messages among the first count of the history.
-  std::vector<std::string_view> shownMemory(std::size_t count) const;
+  /// The user messages among the first count of the history, as sent.
+  std::vector<std::string_view> sentUserMessages(std::size_t count) const;
   Status showMemoryLeftOut();
 
   store::MessageRepo messages_;

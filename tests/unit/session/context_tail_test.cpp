@@ -2,7 +2,6 @@
 
 #include <catch2/catch.hpp>
 
-using gantry::session::memoryBlockOf;
 using gantry::session::userText;
 using gantry::session::withContext;
 using gantry::session::withoutShownRows;
@@ -31,20 +30,25 @@ TEST_CASE("words that only look like a context block are kept", "[session]") {
   CHECK(userText("[memory] of mine") == "[memory] of mine");
 }
 
-TEST_CASE("the memory block of a sent message is found as it was hydrated", "[session]") {
-  std::string block = "[memory]\n- (fact) sky: blue\n";
-  CHECK(memoryBlockOf(withContext(block, "t", "hi")) == block);
-  CHECK(memoryBlockOf(withContext("", "t", "hi")).empty());
-  CHECK(memoryBlockOf("plain words").empty());
+TEST_CASE("a memory block keeps only the rows no earlier message showed", "[session]") {
+  const std::string block = "[memory]\n- (fact) sky: blue\n- (person) mom: calls\n- (fact) a: b\n";
+  const std::string first = withContext("[memory]\n- (person) mom: calls\n", "t", "hi");
+  const std::string second = withContext("", "t", "- (fact) sky: blue");
+  const std::string third = withContext("[memory]\n- (fact) a: b\n- (fact) c: d\n", "", "x");
+  std::vector<std::string_view> sent{first, second, third};
+  CHECK(withoutShownRows(block, sent) == "[memory]\n- (fact) sky: blue\n");
+  CHECK(withoutShownRows(block, {}) == block);
+  CHECK(withoutShownRows("[memory]\n- (fact) a: b\n", sent).empty());
+  // A row is a whole line: one that only starts like a shown row is new.
+  CHECK(withoutShownRows("[memory]\n- (fact) a: bc\n", sent) == "[memory]\n- (fact) a: bc\n");
 }
 
-TEST_CASE("a memory block keeps only the rows no earlier block shows", "[session]") {
-  const std::string block = "[memory]\n- (fact) sky: blue\n- (person) mom: calls\n- (fact) a: b\n";
-  std::vector<std::string_view> shown{"[memory]\n- (person) mom: calls\n", "",
-                                      "[memory]\n- (fact) a: b\n- (fact) c: d\n"};
-  CHECK(withoutShownRows(block, shown) == "[memory]\n- (fact) sky: blue\n");
-  CHECK(withoutShownRows(block, {}) == block);
-  CHECK(withoutShownRows("[memory]\n- (fact) a: b\n", shown).empty());
-  // A row is a whole line: one that only starts like a shown row is new.
-  CHECK(withoutShownRows("[memory]\n- (fact) a: bc\n", shown) == "[memory]\n- (fact) a: bc\n");
+TEST_CASE("words that only look like a memory block show no row", "[session]") {
+  const std::string block = "[memory]\n- (fact) a: b\n";
+  // The user's own words, sent without a block: no blank line ends them.
+  std::vector<std::string_view> sent{"[memory]\n- (fact) a: b\nmore words"};
+  CHECK(withoutShownRows(block, sent) == block);
+  // The rows after the blank line that ends a block are the user's words too.
+  const std::string words = withContext("[memory]\n- (fact) c: d\n", "", "- (fact) a: b\n");
+  CHECK(withoutShownRows(block, {words}) == block);
 }

@@ -12,7 +12,6 @@ using gantry::Role;
 using gantry::Status;
 using gantry::session::Conversation;
 using gantry::session::ConversationOptions;
-using gantry::session::memoryBlockOf;
 using gantry::testing::ScriptedProvider;
 using gantry::testing::TempStore;
 
@@ -169,8 +168,8 @@ TEST_CASE("memory rows still in the history are not sent again but new ones are"
   const std::string sent = "[memory]\n- (fact) topic: second\n\n[now] now\n\nsecond";
   CHECK(c->history().back().content == sent);
   CHECK(f.messages.history(f.session).value().back().content == sent);
-  CHECK(memoryBlockOf(c->history().front().content) ==
-        "[memory]\n- (fact) tea: green\n- (fact) topic: first\n");
+  CHECK(c->history().front().content ==
+        "[memory]\n- (fact) tea: green\n- (fact) topic: first\n\n[now] now\n\nfirst");
 }
 
 TEST_CASE("a memory row is sent again once the message that showed it is out of the history",
