@@ -6,7 +6,8 @@
 
 #include <string>
 #include <string_view>
-#include <vector>
+
+#include "gantry/text/shown_rows.h"
 
 namespace gantry::session {
 
@@ -18,8 +19,8 @@ std::string withContext(const std::string& memory_block, const std::string& now,
 /// What the user wrote: sent without the blocks withContext put in front of it.
 std::string_view userText(std::string_view sent);
 
-/// block (as hydrated: "[memory]\n" and one row a line) without the rows that the memory block
-/// of any of sent (messages as withContext made them) lists already; "" when no row is left.
-std::string withoutShownRows(std::string_view block, const std::vector<std::string_view>& sent);
+/// block (as hydrated: "[memory]\n" and one row a line) without the rows shown lists; "" when
+/// no row is left.
+std::string withoutShownRows(std::string_view block, const text::ShownRows& shown);
 
 }  // namespace gantry::session

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gantry/message.h"
+#include "gantry/text/shown_rows.h"
 
 namespace gantry::store {
 
@@ -22,6 +23,7 @@ class HistoryCache {
   struct History {
     int64_t last_id = 0;  ///< the newest message read; 0 for none
     std::vector<ChatMessage> messages;
+    text::ShownRows shown;  ///< the memory rows its user messages show
   };
 
   /// The cached history of the session (now the most recently used), or null.

@@ -116,9 +116,11 @@ void readMessagesAfter(PreparedCache& cache, int64_t session_id, HistoryCache::H
     m.tool_call_id = select.text(4);
     m.name = select.text(5);
     m.reasoning = select.text(6);
+    if (m.role == Role::kUser) history.shown.add(m.content);
     history.messages.push_back(std::move(m));
     history.last_id = select.integer(0);  // with each row: a failure leaves a whole prefix
   }
+  history.shown.settle();
 }
 
 // No message the history holds has left the session's history (history_cache.h).
@@ -129,13 +131,14 @@ bool stillWhole(PreparedCache& cache, int64_t session_id, const HistoryCache::Hi
   return count.step() && count.integer(0) == static_cast<int64_t>(history.messages.size());
 }
 
-std::vector<ChatMessage> readHistory(Db& db, int64_t session_id) {
+// The session's history as the cache holds it, brought up to date.
+const HistoryCache::History& readHistory(Db& db, int64_t session_id) {
   HistoryCache::History* history = db.histories.find(session_id);
   if (history == nullptr || !stillWhole(db.prepared, session_id, *history)) {
     history = &db.histories.keep(session_id, {});
   }
   readMessagesAfter(db.prepared, session_id, *history);
-  return history->messages;
+  return *history;
 }
 
 }  // namespace
@@ -166,7 +169,11 @@ Result<OpenedSession> MessageRepo::open(const std::string& chat_id) {
         opened.summary = find.text(1);
       }
     }
-    if (opened.id != 0) opened.history = readHistory(db, opened.id);
+    if (opened.id != 0) {
+      const HistoryCache::History& history = readHistory(db, opened.id);
+      opened.history = history.messages;
+      opened.shown = history.shown;
+    }
     reads.commit();
     // A new chat: its session is written after the reads, in a transaction of its own.
     if (opened.id == 0) opened.id = createSession(db.prepared, chat_id);
@@ -200,7 +207,7 @@ Result<std::vector<ChatMessage>> MessageRepo::history(int64_t session_id) {
   return guarded("history", [&]() -> Result<std::vector<ChatMessage>> {
     std::lock_guard lock(store_.mutex());
     Transaction reads(store_.db());  // the cache's check and the rows it adds, one snapshot
-    auto history = readHistory(store_.db(), session_id);
+    auto history = readHistory(store_.db(), session_id).messages;
     reads.commit();
     return history;
   });

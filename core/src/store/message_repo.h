@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gantry/message.h"
+#include "gantry/text/shown_rows.h"
 #include "store/store.h"
 
 namespace gantry::store {
@@ -62,6 +63,7 @@ struct CallCost {
 struct OpenedSession {
   int64_t id = 0;
   std::vector<ChatMessage> history;  ///< messages still in history, oldest first
+  text::ShownRows shown;             ///< the memory rows history's user messages show
   std::string summary;               ///< the rolling summary of what left it; "" for none
 };
 

@@ -18,7 +18,8 @@ using gantry::testing::call;
 
 namespace {
 
-ChatResponse text(std::string content, int64_t first_token_ms = -1, int64_t prompt_tokens = 0) {
+ChatResponse textReply(std::string content, int64_t first_token_ms = -1,
+                       int64_t prompt_tokens = 0) {
   ChatResponse r;
   r.message.content = std::move(content);
   r.first_token_ms = first_token_ms;
@@ -44,7 +45,7 @@ TEST_CASE("a turn records its first-token time, its calls and the tool each call
   first.first_token_ms = 15;
   first.usage.prompt_tokens = 100;
   f.provider.respond(first);
-  f.provider.respond(text("done", 30, 120));
+  f.provider.respond(textReply("done", 30, 120));
   REQUIRE(f.run("look it up").status.isOk());
   auto turns = store::StatsRepo(f.temp.store()).recentTurns(10).value();
   REQUIRE(turns.size() == 1);
@@ -106,7 +107,7 @@ TEST_CASE("the chat's standing prompt is recorded as its turn ends", "[agent][st
 
 TEST_CASE("gantry tokens and gantry perf print the recorded rows tab-separated", "[agent][stats]") {
   AgentFixture f;
-  f.provider.respond(text("hello", 12, 77));
+  f.provider.respond(textReply("hello", 12, 77));
   REQUIRE(f.run("hi").status.isOk());
   std::ostringstream out, err;
   REQUIRE(agent::tokensCommand(f.temp.store(), {}, out, err) == 0);
@@ -139,7 +140,7 @@ TEST_CASE("gantry tokens and gantry perf print the recorded rows tab-separated",
 
 TEST_CASE("perf shows the last ten turns, newest first", "[agent][stats]") {
   AgentFixture f;
-  for (int i = 0; i < 12; ++i) f.provider.respond(text("r", i));
+  for (int i = 0; i < 12; ++i) f.provider.respond(textReply("r", i));
   for (int i = 0; i < 12; ++i) REQUIRE(f.run("m" + std::to_string(i)).status.isOk());
   auto turns = store::StatsRepo(f.temp.store()).recentTurns(agent::kPerfTurns).value();
   REQUIRE(turns.size() == 10);

@@ -32,23 +32,13 @@ TEST_CASE("words that only look like a context block are kept", "[session]") {
 
 TEST_CASE("a memory block keeps only the rows no earlier message showed", "[session]") {
   const std::string block = "[memory]\n- (fact) sky: blue\n- (person) mom: calls\n- (fact) a: b\n";
-  const std::string first = withContext("[memory]\n- (person) mom: calls\n", "t", "hi");
-  const std::string second = withContext("", "t", "- (fact) sky: blue");
-  const std::string third = withContext("[memory]\n- (fact) a: b\n- (fact) c: d\n", "", "x");
-  std::vector<std::string_view> sent{first, second, third};
-  CHECK(withoutShownRows(block, sent) == "[memory]\n- (fact) sky: blue\n");
-  CHECK(withoutShownRows(block, {}) == block);
-  CHECK(withoutShownRows("[memory]\n- (fact) a: b\n", sent).empty());
+  gantry::text::ShownRows shown;
+  CHECK(withoutShownRows(block, shown) == block);
+  shown.add(withContext("[memory]\n- (person) mom: calls\n", "t", "hi"));
+  shown.add(withContext("", "t", "- (fact) sky: blue"));
+  shown.add(withContext("[memory]\n- (fact) a: b\n- (fact) c: d\n", "", "x"));
+  CHECK(withoutShownRows(block, shown) == "[memory]\n- (fact) sky: blue\n");
+  CHECK(withoutShownRows("[memory]\n- (fact) a: b\n", shown).empty());
   // A row is a whole line: one that only starts like a shown row is new.
-  CHECK(withoutShownRows("[memory]\n- (fact) a: bc\n", sent) == "[memory]\n- (fact) a: bc\n");
-}
-
-TEST_CASE("words that only look like a memory block show no row", "[session]") {
-  const std::string block = "[memory]\n- (fact) a: b\n";
-  // The user's own words, sent without a block: no blank line ends them.
-  std::vector<std::string_view> sent{"[memory]\n- (fact) a: b\nmore words"};
-  CHECK(withoutShownRows(block, sent) == block);
-  // The rows after the blank line that ends a block are the user's words too.
-  const std::string words = withContext("[memory]\n- (fact) c: d\n", "", "- (fact) a: b\n");
-  CHECK(withoutShownRows(block, {words}) == block);
+  CHECK(withoutShownRows("[memory]\n- (fact) a: bc\n", shown) == "[memory]\n- (fact) a: bc\n");
 }

@@ -14,7 +14,7 @@ using namespace gantry;
 
 namespace {
 
-ChatMessage text(Role role, std::string content) {
+ChatMessage message(Role role, std::string content) {
   return {role, std::move(content), {}, {}, {}, {}, {}};
 }
 
@@ -41,9 +41,9 @@ TEST_CASE("a history opened again holds the messages appended since, in order", 
   store::Store* s = &temp.store();
   store::MessageRepo repo(*s);
   const int64_t session = repo.open("chat").value().id;
-  REQUIRE(repo.append(session, text(Role::kUser, "one")).isOk());
+  REQUIRE(repo.append(session, message(Role::kUser, "one")).isOk());
   CHECK(opened(repo, "chat") == Texts{"one"});
-  REQUIRE(repo.append(session, text(Role::kAssistant, "two")).isOk());
+  REQUIRE(repo.append(session, message(Role::kAssistant, "two")).isOk());
   ChatMessage calls{Role::kAssistant, "", {}, {{"c1", "memory_recall", "{}", "sig"}}, {}, {}, "r"};
   auto rows = repo.appendCalls(session, calls);
   REQUIRE(rows.isOk());
@@ -65,17 +65,17 @@ TEST_CASE("messages that leave the history are gone from it when it is opened ag
   const int64_t session = repo.open("chat").value().id;
   std::vector<int64_t> ids;
   for (const char* m : {"a", "b", "c", "d"})
-    ids.push_back(repo.append(session, text(Role::kUser, m)).value());
+    ids.push_back(repo.append(session, message(Role::kUser, m)).value());
   CHECK(opened(repo, "chat") == Texts{"a", "b", "c", "d"});
 
   REQUIRE(repo.dropFromHistory(session, 1).isOk());  // a fold
   CHECK(opened(repo, "chat") == Texts{"b", "c", "d"});
   REQUIRE(repo.hideMessage(ids[2]).isOk());  // a cancelled bubble
-  REQUIRE(repo.append(session, text(Role::kUser, "e")).isOk());
+  REQUIRE(repo.append(session, message(Role::kUser, "e")).isOk());
   CHECK(opened(repo, "chat") == Texts{"b", "d", "e"});
   REQUIRE(repo.clearHistory(session).isOk());  // /new
   CHECK(opened(repo, "chat").empty());
-  REQUIRE(repo.append(session, text(Role::kUser, "f")).isOk());
+  REQUIRE(repo.append(session, message(Role::kUser, "f")).isOk());
   CHECK(opened(repo, "chat") == Texts{"f"});
 }
 
@@ -85,7 +85,7 @@ TEST_CASE("a message's settled content is read, not the cached one", "[store]") 
   store::MessageRepo repo(*s);
   const int64_t session = repo.open("chat").value().id;
   const int64_t id =
-      repo.append(session, text(Role::kUser, "[memory]\n- (fact) x: y\n\nhi")).value();
+      repo.append(session, message(Role::kUser, "[memory]\n- (fact) x: y\n\nhi")).value();
   REQUIRE(opened(repo, "chat").size() == 1);
   REQUIRE(repo.setContent(id, "hi").isOk());
   CHECK(opened(repo, "chat") == Texts{"hi"});
@@ -98,18 +98,18 @@ TEST_CASE("changes another connection makes to a history are seen", "[store]") {
   const int64_t session = repo.open("chat").value().id;
   std::vector<int64_t> ids;
   for (const char* m : {"a", "b", "c"})
-    ids.push_back(repo.append(session, text(Role::kUser, m)).value());
+    ids.push_back(repo.append(session, message(Role::kUser, m)).value());
   CHECK(opened(repo, "chat") == Texts{"a", "b", "c"});
 
   auto other = store::Store::open(path, store::Access::kNoSchema);
   REQUIRE(other.isOk());
   store::MessageRepo elsewhere(*other.value());
   REQUIRE(elsewhere.hideMessage(ids[1]).isOk());
-  REQUIRE(elsewhere.append(session, text(Role::kAssistant, "d")).isOk());
+  REQUIRE(elsewhere.append(session, message(Role::kAssistant, "d")).isOk());
   CHECK(opened(repo, "chat") == Texts{"a", "c", "d"});
   // Hidden and appended as many: the count of the cached part alone tells it changed.
   REQUIRE(elsewhere.hideMessage(ids[0]).isOk());
-  REQUIRE(elsewhere.append(session, text(Role::kAssistant, "e")).isOk());
+  REQUIRE(elsewhere.append(session, message(Role::kAssistant, "e")).isOk());
   CHECK(opened(repo, "chat") == Texts{"c", "d", "e"});
 }
 
@@ -122,7 +122,8 @@ TEST_CASE("histories of more chats than are cached each read whole", "[store]") 
     for (std::size_t chat = 0; chat < chats; ++chat) {
       const std::string name = "chat-" + std::to_string(chat);
       const int64_t session = repo.open(name).value().id;
-      REQUIRE(repo.append(session, text(Role::kUser, name + "/" + std::to_string(round))).isOk());
+      REQUIRE(
+          repo.append(session, message(Role::kUser, name + "/" + std::to_string(round))).isOk());
       Texts expected;
       for (int r = 0; r <= round; ++r) expected.push_back(name + "/" + std::to_string(r));
       CHECK(opened(repo, name) == expected);
@@ -137,8 +138,35 @@ TEST_CASE("the history of a turn kept open is read with its user message", "[sto
   store::TurnRepo turns(*s);
   const int64_t session = repo.open("chat").value().id;
   REQUIRE(opened(repo, "chat").empty());
-  REQUIRE(turns.open(session, text(Role::kUser, "question"), {}).isOk());
+  REQUIRE(turns.open(session, message(Role::kUser, "question"), {}).isOk());
   CHECK(opened(repo, "chat") == Texts{"question"});
-  REQUIRE(turns.closeWithReply(session, "chat", text(Role::kAssistant, "answer")).isOk());
+  REQUIRE(turns.closeWithReply(session, "chat", message(Role::kAssistant, "answer")).isOk());
   CHECK(opened(repo, "chat") == Texts{"question", "answer"});
+}
+
+TEST_CASE("an opened history's shown memory rows follow the messages in it", "[store]") {
+  testing::TempStore temp;
+  store::Store* s = &temp.store();
+  store::MessageRepo repo(*s);
+  const int64_t session = repo.open("chat").value().id;
+  const int64_t first =
+      repo.append(session, message(Role::kUser, "[memory]\n- (fact) a: b\n\none")).value();
+  REQUIRE(repo.append(session, message(Role::kAssistant, "[memory]\n- (fact) x: y\n\nok")).isOk());
+  CHECK(repo.open("chat").value().shown.contains("- (fact) a: b"));
+  CHECK_FALSE(repo.open("chat").value().shown.contains("- (fact) x: y"));  // not a user's
+
+  REQUIRE(repo.append(session, message(Role::kUser, "[memory]\n- (fact) c: d\n\ntwo")).isOk());
+  auto opened = repo.open("chat").value();
+  CHECK(opened.shown.contains("- (fact) a: b"));
+  CHECK(opened.shown.contains("- (fact) c: d"));
+
+  REQUIRE(repo.setContent(first, "[memory]\n- (fact) e: f\n\none").isOk());
+  opened = repo.open("chat").value();
+  CHECK_FALSE(opened.shown.contains("- (fact) a: b"));
+  CHECK(opened.shown.contains("- (fact) e: f"));
+
+  REQUIRE(repo.dropFromHistory(session, 2).isOk());  // a fold: the first turn leaves
+  opened = repo.open("chat").value();
+  CHECK_FALSE(opened.shown.contains("- (fact) e: f"));
+  CHECK(opened.shown.contains("- (fact) c: d"));
 }

@@ -21,6 +21,22 @@ constexpr std::size_t leadingBlock(std::string_view sent, std::string_view head)
   return end == std::string_view::npos ? 0 : end + 2;
 }
 
+/// Calls row(line) for each line of the `[memory]` block sent begins with, between its head
+/// and its blank line; not at all when sent does not begin with one.
+template <class Fn>
+constexpr void forEachMemoryRow(std::string_view sent, Fn&& row) {
+  const std::size_t block = leadingBlock(sent, kMemoryHead);
+  if (block == 0) return;
+  // Through the last row's "\n", the blank line left out (the head's "\n" starts the search
+  // for it, so the span is never negative).
+  std::string_view rows = sent.substr(kMemoryHead.size(), block - 1 - kMemoryHead.size());
+  while (!rows.empty()) {
+    const std::size_t end = rows.find('\n');  // every row ends with one
+    row(rows.substr(0, end));
+    rows.remove_prefix(end + 1);
+  }
+}
+
 /// The bytes of sent before what the user wrote: its `[memory]` block, then its `[now]`
 /// line. Words of the user's that happen to look like a block further on are the user's.
 constexpr std::size_t contextBytes(std::string_view sent) {
