@@ -21,7 +21,6 @@ Status Conversation::open(const std::string& chat_id) {
   session_id_ = session->id;
   history_ = std::move(session->history);
   shown_ = std::move(session->shown);
-  shown_count_ = history_.size();
   summary_ = std::move(session->summary);
   return Status::ok();
 }
@@ -30,7 +29,7 @@ Result<int64_t> Conversation::recordUser(const std::string& text, const std::vec
                                          const std::vector<int64_t>& inbox_ids, bool track) {
   user_text_ = text;
   hydrated_ = options_.hydrate ? options_.hydrate(text) : "";
-  memory_block_ = withoutShownRows(hydrated_, shownRows(history_.size()));
+  memory_block_ = withoutShownRows(hydrated_, shown_);
   now_ = options_.now ? options_.now() : "";
   ChatMessage user;
   user.content = withContext(memory_block_, now_, text);
@@ -67,7 +66,6 @@ Status Conversation::bound(const CancelToken& cancel) {
   const bool dropped = !result.dropped.empty();
   if (dropped) foldAway(result, cancel);
   history_ = std::move(result.kept);
-  if (dropped) shown_count_ = kNoneShown;  // the messages shown_ covers are not the first ones
   collapseToolResults();
   // A continuation (no message of its own) or a resumed turn goes on from the history as
   // it is: it ends with the turn's message, its results so far or the note it waits on.
@@ -102,22 +100,16 @@ bool Conversation::fold(const std::vector<ChatMessage>& dropped, const CancelTok
   return true;
 }
 
-const text::ShownRows& Conversation::shownRows(std::size_t count) {
-  if (count == shown_count_) return shown_;
-  shown_ = text::ShownRows();
-  for (std::size_t i = 0; i < count && i < history_.size(); ++i) {
-    if (history_[i].role == Role::kUser) shown_.add(history_[i].content);
-  }
-  shown_.settle();
-  shown_count_ = count;
-  return shown_;
-}
-
 /// The message was recorded without the memory rows the history showed then. Bounding took
 /// messages out of the prompt: rows only they showed are sent again with it. The recorded
 /// message is settled before it is first sent (a fold sends only older turns).
 Status Conversation::showMemoryLeftOut() {
-  std::string block = withoutShownRows(hydrated_, shownRows(history_.size() - 1));
+  text::ShownRows shown;  // by the bounded history before the message
+  for (std::size_t i = 0; i + 1 < history_.size(); ++i) {
+    if (history_[i].role == Role::kUser) shown.add(history_[i].content);
+  }
+  shown.settle();
+  std::string block = withoutShownRows(hydrated_, shown);
   if (block == memory_block_) return Status::ok();
   memory_block_ = std::move(block);
   std::string sent = withContext(memory_block_, now_, user_text_);

@@ -5,7 +5,6 @@
 /// tool results and appending what the turn produces — in the record and in the prompt's
 /// history alike. One per turn, used on the turn's thread only; not thread-safe.
 
-#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -114,9 +113,6 @@ class Conversation {
   /// the fold fails nothing changes, and the next turn tries again.
   void foldAway(const BoundResult& result, const CancelToken& cancel);
   bool fold(const std::vector<ChatMessage>& dropped, const CancelToken& cancel);
-  /// The memory rows the user messages among the first count of the history show: as the
-  /// store kept them for the history open() read, else read from those messages.
-  const text::ShownRows& shownRows(std::size_t count);
   Status showMemoryLeftOut();
 
   store::MessageRepo messages_;
@@ -138,9 +134,9 @@ class Conversation {
   std::string now_;  ///< this turn's `[now]` text
   std::string summary_;
   std::vector<ChatMessage> history_;
-  static constexpr std::size_t kNoneShown = static_cast<std::size_t>(-1);
-  text::ShownRows shown_;                 ///< see shownRows()
-  std::size_t shown_count_ = kNoneShown;  ///< the first messages of history_ shown_ covers
+  /// The memory rows the user messages of the history open() read show, as the store kept
+  /// them: recordUser() leaves them out of the message's block.
+  text::ShownRows shown_;
 };
 
 }  // namespace gantry::session
