@@ -4,6 +4,16 @@
 
 namespace gantry::store {
 
+void HistoryCache::History::dropOldest(std::size_t count) {
+  messages.erase(messages.begin(),
+                 messages.begin() + static_cast<std::ptrdiff_t>(std::min(count, messages.size())));
+  shown = {};
+  for (const auto& message : messages) {
+    if (message.role == Role::kUser) shown.add(message.content);
+  }
+  shown.settle();
+}
+
 HistoryCache::History* HistoryCache::find(int64_t session_id) {
   auto it = std::find_if(entries_.begin(), entries_.end(),
                          [&](const auto& entry) { return entry.first == session_id; });
@@ -19,6 +29,13 @@ HistoryCache::History& HistoryCache::keep(int64_t session_id, History history) {
   if (entries_.size() >= kSessions) entries_.erase(entries_.begin());
   entries_.emplace_back(session_id, std::move(history));
   return entries_.back().second;
+}
+
+void HistoryCache::forgetHolding(int64_t message_id) {
+  entries_.erase(
+      std::remove_if(entries_.begin(), entries_.end(),
+                     [&](const auto& entry) { return entry.second.last_id >= message_id; }),
+      entries_.end());
 }
 
 }  // namespace gantry::store

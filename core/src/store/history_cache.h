@@ -6,7 +6,8 @@
 /// A history changes by messages appended (with ids above every earlier one) and by messages
 /// leaving it (in_history 1 -> 0, never back), so a cached history is still whole while the
 /// session has as many messages in history up to its last id as the cache holds. The one
-/// rewrite of a message (MessageRepo::setContent) forgets every cached history.
+/// rewrite of a message (MessageRepo::setContent) forgets the cached histories that may hold
+/// it; it is the turn's own message, which none holds yet.
 
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +25,10 @@ class HistoryCache {
     int64_t last_id = 0;  ///< the newest message read; 0 for none
     std::vector<ChatMessage> messages;
     text::ShownRows shown;  ///< the memory rows its user messages show
+
+    /// The oldest count messages (at most all) left the history: they and the rows only they
+    /// showed leave it here too.
+    void dropOldest(std::size_t count);
   };
 
   /// The cached history of the session (now the most recently used), or null.
@@ -31,7 +36,8 @@ class HistoryCache {
   /// Caches the session's history, in place of any earlier one; the least recently used
   /// session beyond kSessions is forgotten. Returns the cached history.
   History& keep(int64_t session_id, History history);
-  void clear() { entries_.clear(); }
+  /// Forgets every cached history that may hold message_id (read up to it or past it).
+  void forgetHolding(int64_t message_id);
 
   /// A personal agent talks in a chat or two; a history is ~100 KB at its bound.
   static constexpr std::size_t kSessions = 4;

@@ -198,7 +198,7 @@ Status MessageRepo::setContent(int64_t message_id, const std::string& content) {
         .bind(contextChars(content))
         .bind(message_id)
         .run();
-    store_.db().histories.clear();  // a cached history may hold the message as it was
+    store_.db().histories.forgetHolding(message_id);  // as it was
     return Status::ok();
   });
 }
@@ -234,11 +234,24 @@ Status MessageRepo::hideMessage(int64_t message_id) {
 }
 
 Status MessageRepo::dropFromHistory(int64_t session_id, int64_t count_oldest) {
+  if (count_oldest <= 0) return Status::ok();
   return guarded("drop from history", [&]() -> Status {
     std::lock_guard lock(store_.mutex());
-    store_.db().session << "UPDATE messages SET in_history = 0 WHERE id IN (SELECT id FROM "
-                           "messages WHERE session_id = ? AND in_history = 1 ORDER BY id LIMIT ?)",
-        use(session_id), use(count_oldest), now;
+    Db& db = store_.db();
+    Transaction tx(db);
+    // A whole cached history loses the same messages, its oldest, instead of being read again
+    // (bench_host under callgrind: a 200-message history read whole after each fold was 0.16M
+    // of a turn's 3.82M instructions).
+    HistoryCache::History* cached = db.histories.find(session_id);
+    if (cached != nullptr && !stillWhole(db.prepared, session_id, *cached)) cached = nullptr;
+    Query(db.prepared,
+          "UPDATE messages SET in_history = 0 WHERE id IN (SELECT id FROM messages "
+          "WHERE session_id = ? AND in_history = 1 ORDER BY id LIMIT ?)")
+        .bind(session_id)
+        .bind(count_oldest)
+        .run();
+    tx.commit();
+    if (cached != nullptr) cached->dropOldest(static_cast<std::size_t>(count_oldest));
     return Status::ok();
   });
 }

@@ -87,7 +87,8 @@ class MessageRepo {
   Status clearHistory(int64_t session_id);
   /// Takes one message out of the history (a cancelled bubble re-joined into a new one).
   Status hideMessage(int64_t message_id);
-  /// Marks the given messages as no longer in history (dropped by trimming).
+  /// Takes the count_oldest oldest messages out of the history (a fold); none when it is not
+  /// positive. The rows stay in the record.
   Status dropFromHistory(int64_t session_id, int64_t count_oldest);
 
   /// Appends an assistant message that calls tools with one running row per call, in one

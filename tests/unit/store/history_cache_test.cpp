@@ -79,6 +79,41 @@ TEST_CASE("messages that leave the history are gone from it when it is opened ag
   CHECK(opened(repo, "chat") == Texts{"f"});
 }
 
+TEST_CASE("a fold through the cached connection leaves the history as the record has it",
+          "[store]") {
+  testing::TempStore temp;
+  const std::string path = temp.store().path();
+  store::MessageRepo repo(temp.store());
+  const int64_t session = repo.open("chat").value().id;
+  for (const char* m : {"a", "b", "c", "d"})
+    REQUIRE(repo.append(session, message(Role::kUser, m)).isOk());
+  CHECK(opened(repo, "chat") == Texts{"a", "b", "c", "d"});
+  REQUIRE(repo.dropFromHistory(session, 2).isOk());
+  CHECK(opened(repo, "chat") == Texts{"c", "d"});
+
+  // More than the cache holds: the messages appended since it was read leave too.
+  REQUIRE(repo.append(session, message(Role::kUser, "e")).isOk());
+  const int64_t f = repo.append(session, message(Role::kUser, "f")).value();
+  REQUIRE(repo.dropFromHistory(session, 3).isOk());
+  CHECK(opened(repo, "chat") == Texts{"f"});
+
+  // A message that left through another connection before the fold.
+  auto other = store::Store::open(path, store::Access::kNoSchema);
+  REQUIRE(other.isOk());
+  REQUIRE(store::MessageRepo(*other.value()).hideMessage(f).isOk());
+  for (const char* m : {"g", "h"}) REQUIRE(repo.append(session, message(Role::kUser, m)).isOk());
+  REQUIRE(repo.dropFromHistory(session, 1).isOk());
+  CHECK(opened(repo, "chat") == Texts{"h"});
+
+  // The turn's own message settled after the history was read.
+  const int64_t own =
+      repo.append(session, message(Role::kUser, "[memory]\n- (fact) x: y\n\ni")).value();
+  REQUIRE(repo.setContent(own, "i").isOk());
+  CHECK(opened(repo, "chat") == Texts{"h", "i"});
+  REQUIRE(repo.dropFromHistory(session, 0).isOk());  // nothing leaves
+  CHECK(opened(repo, "chat") == Texts{"h", "i"});
+}
+
 TEST_CASE("a message's settled content is read, not the cached one", "[store]") {
   testing::TempStore temp;
   store::Store* s = &temp.store();
