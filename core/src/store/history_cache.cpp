@@ -23,9 +23,7 @@ HistoryCache::History* HistoryCache::find(int64_t session_id) {
 }
 
 HistoryCache::History& HistoryCache::keep(int64_t session_id, History history) {
-  entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
-                                [&](const auto& entry) { return entry.first == session_id; }),
-                 entries_.end());
+  forget(session_id);
   if (entries_.size() >= kSessions) entries_.erase(entries_.begin());
   entries_.emplace_back(session_id, std::move(history));
   return entries_.back().second;
@@ -36,6 +34,18 @@ void HistoryCache::forgetHolding(int64_t message_id) {
       std::remove_if(entries_.begin(), entries_.end(),
                      [&](const auto& entry) { return entry.second.last_id >= message_id; }),
       entries_.end());
+}
+
+void HistoryCache::forget(int64_t session_id) {
+  entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
+                                [&](const auto& entry) { return entry.first == session_id; }),
+                 entries_.end());
+}
+
+void HistoryCache::seeDataVersion(int64_t version) {
+  if (version == data_version_) return;
+  for (auto& entry : entries_) entry.second.checked = false;
+  data_version_ = version;
 }
 
 }  // namespace gantry::store

@@ -123,20 +123,26 @@ void readMessagesAfter(PreparedCache& cache, int64_t session_id, HistoryCache::H
   history.shown.settle();
 }
 
-// No message the history holds has left the session's history (history_cache.h).
-bool stillWhole(PreparedCache& cache, int64_t session_id, const HistoryCache::History& history) {
-  Query count(cache,
+// The session's cached history when no message it holds has left the session's history
+// (history_cache.h); else null. Called in the transaction that uses it.
+HistoryCache::History* wholeCachedHistory(Db& db, int64_t session_id) {
+  if (Query version(db.prepared, "PRAGMA data_version"); version.step()) {
+    db.histories.seeDataVersion(version.integer(0));
+  }
+  HistoryCache::History* history = db.histories.find(session_id);
+  if (history == nullptr || history->checked) return history;
+  Query count(db.prepared,
               "SELECT COUNT(*) FROM messages WHERE session_id = ? AND in_history = 1 AND id <= ?");
-  count.bind(session_id).bind(history.last_id);
-  return count.step() && count.integer(0) == static_cast<int64_t>(history.messages.size());
+  count.bind(session_id).bind(history->last_id);
+  history->checked =
+      count.step() && count.integer(0) == static_cast<int64_t>(history->messages.size());
+  return history->checked ? history : nullptr;
 }
 
 // The session's history as the cache holds it, brought up to date.
 const HistoryCache::History& readHistory(Db& db, int64_t session_id) {
-  HistoryCache::History* history = db.histories.find(session_id);
-  if (history == nullptr || !stillWhole(db.prepared, session_id, *history)) {
-    history = &db.histories.keep(session_id, {});
-  }
+  HistoryCache::History* history = wholeCachedHistory(db, session_id);
+  if (history == nullptr) history = &db.histories.keep(session_id, {});
   readMessagesAfter(db.prepared, session_id, *history);
   return *history;
 }
@@ -217,6 +223,7 @@ Status MessageRepo::clearHistory(int64_t session_id) {
   return guarded("clear history", [&]() -> Status {
     std::lock_guard lock(store_.mutex());
     int64_t at = nowMs();
+    store_.db().histories.forget(session_id);
     store_.db().session << "UPDATE messages SET in_history = 0 WHERE session_id = ?",
         use(session_id), now;
     store_.db().session << "UPDATE sessions SET summary = '', updated_at = ? WHERE id = ?", use(at),
@@ -228,6 +235,7 @@ Status MessageRepo::clearHistory(int64_t session_id) {
 Status MessageRepo::hideMessage(int64_t message_id) {
   return guarded("hide message", [&]() -> Status {
     std::lock_guard lock(store_.mutex());
+    store_.db().histories.forgetHolding(message_id);
     store_.db().session << "UPDATE messages SET in_history = 0 WHERE id = ?", use(message_id), now;
     return Status::ok();
   });
@@ -242,8 +250,7 @@ Status MessageRepo::dropFromHistory(int64_t session_id, int64_t count_oldest) {
     // A whole cached history loses the same messages, its oldest, instead of being read again
     // (bench_host under callgrind: reading the 200 messages again after each fold cost 49K
     // instructions a turn, this 24K).
-    HistoryCache::History* cached = db.histories.find(session_id);
-    if (cached != nullptr && !stillWhole(db.prepared, session_id, *cached)) cached = nullptr;
+    HistoryCache::History* cached = wholeCachedHistory(db, session_id);
     Query(db.prepared,
           "UPDATE messages SET in_history = 0 WHERE id IN (SELECT id FROM messages "
           "WHERE session_id = ? AND in_history = 1 ORDER BY id LIMIT ?)")
