@@ -3,6 +3,7 @@
 #include <Poco/Data/SQLite/Utility.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -87,6 +88,71 @@ TEST_CASE("the latest schema's message rows carry no generated column", "[store]
   }
   sqlite3_finalize(columns);
   CHECK(seen == 12);
+}
+
+namespace {
+/// The opcodes of sql's program on db.
+std::vector<std::string> opcodes(sqlite3* db, const std::string& sql) {
+  sqlite3_stmt* explain = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, ("EXPLAIN " + sql).c_str(), -1, &explain, nullptr) == SQLITE_OK);
+  std::vector<std::string> out;
+  while (sqlite3_step(explain) == SQLITE_ROW) {
+    out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(explain, 1)));
+  }
+  sqlite3_finalize(explain);
+  return out;
+}
+}  // namespace
+
+// SQLite checks `x IN (three or more values)` through a temporary b-tree built for each row
+// (migration kV12).
+TEST_CASE("recording a message or a reply to send builds no temporary b-tree", "[store]") {
+  auto store = Store::open(tempDb("checks.db").string());
+  REQUIRE(store.isOk());
+  sqlite3* db = Poco::Data::SQLite::Utility::dbHandle(store.value()->db().session);
+  for (const char* sql :
+       {"INSERT INTO messages(session_id, role, content, created_at) VALUES (1, 'user', 'hi', 0)",
+        "INSERT INTO outbox(chat_id, text, created_at) VALUES ('c', 'hi', 0)",
+        "UPDATE outbox SET state = 'sending' WHERE id = 1",
+        "UPDATE tool_calls SET status = 'ok' WHERE id = 1",
+        "INSERT INTO memory(kind, subject, content, source, confidence, created_at, updated_at) "
+        "VALUES ('fact', 's', 'c', 'chat', 1, 0, 0)"}) {
+    INFO(sql);
+    auto program = opcodes(db, sql);
+    CHECK(std::find(program.begin(), program.end(), "OpenEphemeral") == program.end());
+  }
+  CHECK(sqlite(store.value()->path(),
+               "SELECT count(*) FROM sqlite_schema WHERE sql LIKE '%CHECK(% IN (%'") == 0);
+}
+
+TEST_CASE("the latest schema still refuses a value its CHECK does not list", "[store]") {
+  auto path = tempDb("refuses.db");
+  REQUIRE(Store::open(path.string()).isOk());
+  sqlite(path, "INSERT INTO sessions(id, chat_id, created_at, updated_at) VALUES (1, 'c', 0, 0)");
+  for (const char* state : {"pending", "sending", "delivered", "failed", "dropped"}) {
+    sqlite(path, std::string("INSERT INTO outbox(chat_id, text, state, created_at) VALUES ('c', "
+                             "'hi', '") +
+                     state + "', 0)");
+  }
+  for (const char* role : {"system", "user", "assistant", "tool"}) {
+    sqlite(path, std::string("INSERT INTO messages(session_id, role, content, created_at) VALUES "
+                             "(1, '") +
+                     role + "', 'hi', 0)");
+  }
+  CHECK(sqlite(path, "SELECT count(*) FROM outbox") == 5);
+  CHECK(sqlite(path, "SELECT count(*) FROM messages") == 4);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  for (const char* refused :
+       {"INSERT INTO outbox(chat_id, text, state, created_at) VALUES ('c', 'hi', 'lost', 0)",
+        "UPDATE outbox SET state = 'Pending'",
+        "INSERT INTO messages(session_id, role, content, created_at) VALUES (1, 'bot', 'hi', 0)",
+        "INSERT INTO memory(kind, subject, content, source, confidence, created_at, updated_at) "
+        "VALUES ('fact', 's', 'c', 'rumour', 1, 0, 0)"}) {
+    INFO(refused);
+    CHECK(sqlite3_exec(db, refused, nullptr, nullptr, nullptr) == SQLITE_CONSTRAINT);
+  }
+  sqlite3_close(db);
 }
 
 TEST_CASE("operator access leaves an older schema as it is", "[store]") {
