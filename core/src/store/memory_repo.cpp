@@ -230,8 +230,8 @@ std::vector<std::pair<double, int64_t>> scoredHits(PreparedCache& cache, const M
   return scored;
 }
 
-// The ids as a JSON array, for `IN (SELECT value FROM json_each(?))`: one prepared statement
-// whatever their number.
+// The ids as a JSON array, for a join with json_each(?): one prepared statement whatever their
+// number.
 std::string jsonIds(const std::vector<std::pair<double, int64_t>>& scored, std::size_t from,
                     std::size_t to) {
   std::string ids = "[";
@@ -244,13 +244,15 @@ std::string jsonIds(const std::vector<std::pair<double, int64_t>>& scored, std::
 
 // The rows of the best hits, up to limit, best first, with their relevance. Rows are read for
 // as many ids as are still wanted (only active rows when active_at is set); the next ids only
-// when some fell out.
+// when some fell out. The ids lead the join: `m.id IN (SELECT value FROM json_each(?))` had
+// SQLite copy them into a temporary b-tree first (bench_host under callgrind: 3.54M -> 3.42M
+// instructions a turn).
 std::vector<MemoryRow> bestRows(PreparedCache& cache, const Match& match, int limit,
                                 std::optional<int64_t> active_at) {
   const auto scored = scoredHits(cache, match);
   const std::string sql = std::string("SELECT ") + kColumns +
-                          ", 0.0 FROM memory m WHERE m.id IN (SELECT value FROM json_each(?))" +
-                          (active_at ? std::string(" AND ") + kActive : std::string());
+                          ", 0.0 FROM json_each(?) ids CROSS JOIN memory m ON m.id = ids.value" +
+                          (active_at ? std::string(" WHERE ") + kActive : std::string());
   const auto wanted = static_cast<std::size_t>(limit);
   std::vector<MemoryRow> out;
   for (std::size_t next = 0; out.size() < wanted && next < scored.size();) {
