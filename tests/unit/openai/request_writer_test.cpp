@@ -85,3 +85,18 @@ TEST_CASE("Text values sit in objects and arrays like String values", "[openai]"
   w.EndObject();
   CHECK(std::string(out.GetString(), out.GetSize()) == R"({"a":"x\ny","b":["1","2"]})");
 }
+
+// Text is escaped in chunks of 4,096 bytes into room for six bytes a byte.
+TEST_CASE("text longer than a chunk is escaped whole, escapes at its edges included", "[openai]") {
+  std::mt19937 rng(11);
+  for (std::size_t length : {4080, 4095, 4096, 4097, 4111, 8191, 8192, 8193, 20000}) {
+    std::string text = sample(rng, length);
+    INFO("length " << length);
+    CHECK(written(text) == writtenByRapidJson(text));
+  }
+  const std::string controls(10000, '\x01');  // every byte the longest escape
+  CHECK(written(controls) == writtenByRapidJson(controls));
+  std::string quotes_at_edges(8200, 'a');
+  for (std::size_t at : {0, 4095, 4096, 8191, 8192, 8199}) quotes_at_edges[at] = '"';
+  CHECK(written(quotes_at_edges) == writtenByRapidJson(quotes_at_edges));
+}
