@@ -102,6 +102,13 @@ std::vector<std::string> opcodes(sqlite3* db, const std::string& sql) {
   sqlite3_finalize(explain);
   return out;
 }
+
+constexpr const char* kMemoryFromChat =
+    "INSERT INTO memory(kind, subject, content, source, confidence, created_at, updated_at) "
+    "VALUES ('fact', 's', 'c', 'chat', 1, 0, 0)";
+constexpr const char* kMemoryFromRumour =
+    "INSERT INTO memory(kind, subject, content, source, confidence, created_at, updated_at) "
+    "VALUES ('fact', 's', 'c', 'rumour', 1, 0, 0)";
 }  // namespace
 
 // SQLite checks `x IN (three or more values)` through a temporary b-tree built for each row
@@ -114,9 +121,7 @@ TEST_CASE("recording a message or a reply to send builds no temporary b-tree", "
        {"INSERT INTO messages(session_id, role, content, created_at) VALUES (1, 'user', 'hi', 0)",
         "INSERT INTO outbox(chat_id, text, created_at) VALUES ('c', 'hi', 0)",
         "UPDATE outbox SET state = 'sending' WHERE id = 1",
-        "UPDATE tool_calls SET status = 'ok' WHERE id = 1",
-        "INSERT INTO memory(kind, subject, content, source, confidence, created_at, updated_at) "
-        "VALUES ('fact', 's', 'c', 'chat', 1, 0, 0)"}) {
+        "UPDATE tool_calls SET status = 'ok' WHERE id = 1", kMemoryFromChat}) {
     INFO(sql);
     auto program = opcodes(db, sql);
     CHECK(std::find(program.begin(), program.end(), "OpenEphemeral") == program.end());
@@ -147,8 +152,7 @@ TEST_CASE("the latest schema still refuses a value its CHECK does not list", "[s
        {"INSERT INTO outbox(chat_id, text, state, created_at) VALUES ('c', 'hi', 'lost', 0)",
         "UPDATE outbox SET state = 'Pending'",
         "INSERT INTO messages(session_id, role, content, created_at) VALUES (1, 'bot', 'hi', 0)",
-        "INSERT INTO memory(kind, subject, content, source, confidence, created_at, updated_at) "
-        "VALUES ('fact', 's', 'c', 'rumour', 1, 0, 0)"}) {
+        kMemoryFromRumour}) {
     INFO(refused);
     CHECK(sqlite3_exec(db, refused, nullptr, nullptr, nullptr) == SQLITE_CONSTRAINT);
   }
