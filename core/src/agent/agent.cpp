@@ -152,10 +152,11 @@ class Agent::Turn {
 
   /// The last call runs until a cancel only, so a wrap-up still gets its reply.
   Result<ChatResponse> callModel(int round, bool tools_on, bool last) {
-    auto prompt = buildPrompt(persona_, listing_, conversation_.summary(), conversation_.history());
+    const Prompt prompt(systemMessage(persona_, listing_, conversation_.summary()),
+                        conversation_.lendHistory());
     auto schemas = publishedSchemas();
     ChatRequest request;
-    request.messages = &prompt;
+    request.messages = &prompt.messages();
     if (tools_on) request.tools = schemas;
     request.response_schema_json = tools_on ? "" : constrainedSchema();
     if (!request.response_schema_json.empty()) repairs_.push_back({"constrained_retry", {}});
@@ -169,7 +170,7 @@ class Agent::Turn {
     const CancelToken& token = last ? cancel_ : *steps_cancel_;
     auto response = a_.provider_.chat(request, request.stream ? &callbacks : nullptr, token);
     ++result_.model_calls;
-    logModelCall(response, prompt, tools_on ? schemas->size() : 0);
+    logModelCall(response, prompt.messages(), tools_on ? schemas->size() : 0);
     if (response.isOk()) {
       if (result_.model_calls == 1) first_token_ms_ = response->first_token_ms;
       model_ms_ += response->dur_ms;

@@ -107,6 +107,9 @@ class Conversation {
   const std::string& summary() const { return summary_; }
   /// The history to send, oldest first, ending with what the turn has added so far.
   const std::vector<ChatMessage>& history() const { return history_; }
+  /// The same, for a model call's prompt (agent::Prompt) to move its messages out and back;
+  /// nothing else is called on the conversation meanwhile.
+  std::vector<ChatMessage>& lendHistory() { return history_; }
 
  private:
   /// Folds result.dropped into the summary and takes it out of the history's record; when
