@@ -177,7 +177,11 @@ Result<OpenedSession> MessageRepo::open(const std::string& chat_id) {
     }
     if (opened.id != 0) {
       const HistoryCache::History& history = readHistory(db, opened.id);
-      opened.history = history.messages;
+      // Room for the turn's message and reply: growing a 200-message history by one was a
+      // move of every message into a new array (bench_host under callgrind: 32K instructions a
+      // turn).
+      opened.history.reserve(history.messages.size() + 2);
+      opened.history.assign(history.messages.begin(), history.messages.end());
       opened.shown = history.shown;
     }
     reads.commit();
