@@ -13,8 +13,8 @@ namespace {
 bool needsEscape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
 
 /// Copies bytes from p to out up to the first that needs an escape, or end; returns where
-/// both stopped. Sixteen bytes are copied at a time, past the stop when it falls within them:
-/// out must have room for 16 more bytes than end - p.
+/// both stopped. Sixteen bytes are copied at a time, past the stop when it falls within them,
+/// so out must have room for end - p bytes however soon it stops.
 std::pair<const char*, char*> copyUntilEscape(const char* p, const char* end, char* out) {
 #ifdef __SSE2__
   const __m128i quote = _mm_set1_epi8('"');
@@ -58,8 +58,8 @@ char* writeEscape(char* out, unsigned char c) {
 constexpr std::size_t kMaxEscapedBytes = 6;
 /// Text is escaped this many bytes at a time into room for the worst case, so the buffer is
 /// checked for room once a chunk instead of once a byte written, and grows by at most
-/// kChunkBytes * kMaxEscapedBytes past what it keeps. While 16 bytes of the chunk are left,
-/// at least 96 bytes of the room are, as copyUntilEscape needs.
+/// kChunkBytes * kMaxEscapedBytes past what it keeps. The room left never falls below what
+/// is left of the chunk, as copyUntilEscape needs.
 constexpr std::size_t kChunkBytes = 4096;
 
 void appendEscaped(rapidjson::StringBuffer& out, std::string_view text) {

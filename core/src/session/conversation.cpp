@@ -1,6 +1,7 @@
 #include "session/conversation.h"
 
 #include <optional>
+#include <span>
 
 #include "log/log.h"
 #include "session/context_tail.h"
@@ -104,12 +105,9 @@ bool Conversation::fold(const std::vector<ChatMessage>& dropped, const CancelTok
 /// messages out of the prompt: rows only they showed are sent again with it. The recorded
 /// message is settled before it is first sent (a fold sends only older turns).
 Status Conversation::showMemoryLeftOut() {
-  text::ShownRows shown;  // by the bounded history before the message
-  for (std::size_t i = 0; i + 1 < history_.size(); ++i) {
-    if (history_[i].role == Role::kUser) shown.add(history_[i].content);
-  }
-  shown.settle();
-  std::string block = withoutShownRows(hydrated_, shown);
+  // The rows the bounded history shows before the message (bound() checked it is last).
+  const auto before = std::span<const ChatMessage>(history_).first(history_.size() - 1);
+  std::string block = withoutShownRows(hydrated_, text::shownByUserMessages(before));
   if (block == memory_block_) return Status::ok();
   memory_block_ = std::move(block);
   std::string sent = withContext(memory_block_, now_, user_text_);

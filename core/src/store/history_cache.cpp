@@ -7,11 +7,7 @@ namespace gantry::store {
 void HistoryCache::History::dropOldest(std::size_t count) {
   messages.erase(messages.begin(),
                  messages.begin() + static_cast<std::ptrdiff_t>(std::min(count, messages.size())));
-  shown = {};
-  for (const auto& message : messages) {
-    if (message.role == Role::kUser) shown.add(message.content);
-  }
-  shown.settle();
+  shown = text::shownByUserMessages(messages);
 }
 
 HistoryCache::History* HistoryCache::find(int64_t session_id) {

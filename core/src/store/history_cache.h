@@ -42,6 +42,7 @@ class HistoryCache {
   History& keep(int64_t session_id, History history);
   /// Forgets every cached history that may hold message_id (read up to it or past it).
   void forgetHolding(int64_t message_id);
+  /// Forgets the session's cached history.
   void forget(int64_t session_id);
   /// The connection's PRAGMA data_version, read in the transaction that uses the cache: when
   /// it moved, another connection has committed and no history is known whole.

@@ -10,9 +10,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <span>
 #include <string_view>
 #include <vector>
 
+#include "gantry/message.h"
 #include "gantry/text/context_blocks.h"
 
 namespace gantry::text {
@@ -47,5 +49,15 @@ class ShownRows {
   std::vector<std::size_t> hashes_;  ///< a row shown twice is in twice
   std::size_t sorted_ = 0;           ///< hashes_ is sorted up to here
 };
+
+/// The rows the user messages among messages show, settled.
+inline ShownRows shownByUserMessages(std::span<const ChatMessage> messages) {
+  ShownRows shown;
+  for (const auto& message : messages) {
+    if (message.role == Role::kUser) shown.add(message.content);
+  }
+  shown.settle();
+  return shown;
+}
 
 }  // namespace gantry::text
