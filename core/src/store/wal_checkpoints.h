@@ -2,9 +2,13 @@
 /// When the owner's write-ahead log is copied back into the database. SQLite's own
 /// checkpoint, every 1,000 pages of log, runs inside whichever commit crosses the mark: in
 /// bench_host a turn's, about one in thirty, whose reply then waited for ~1,000 page writes and
-/// two fsyncs. Instead the log is checkpointed when a chat goes idle, and at a commit only once
-/// it reaches kWalPagesAtCommit (an instance that never goes idle). Included by store/*.cpp
-/// only; used under the Store's lock.
+/// two fsyncs. Instead the log is checkpointed when a chat goes idle, and once it reaches
+/// kWalPagesAtCommit (an instance that never goes idle) by a LogCopier, off the committing
+/// thread (store/log_copier.h). Included by store/*.cpp only; used under the Store's lock.
+
+#include <memory>
+
+#include "store/log_copier.h"
 
 struct sqlite3;
 
@@ -12,11 +16,17 @@ namespace gantry::store {
 
 /// Checkpointed when a chat goes idle: SQLite's default mark.
 inline constexpr int kWalPagesWhenIdle = 1000;
-/// Checkpointed at the commit that reaches it: 16 MiB of log at 4 KiB pages.
+/// Copied off the committing thread from here on: 16 MiB of log at 4 KiB pages.
 inline constexpr int kWalPagesAtCommit = 2000;
+/// While the log stays past the mark (a reader in another process keeps older pages), a copy
+/// is asked for again each time it has grown by this much, not at every commit.
+inline constexpr int kWalPagesBetweenCopies = 500;
 
 struct WalCheckpoints {
   int pages = 0;  ///< in the log after the last commit
+  /// The log's pages when a copy was last asked for; 0 once the log has started over.
+  int copy_asked_at = 0;
+  std::unique_ptr<LogCopier> copier;  ///< set by deferCheckpoints
 };
 
 /// Replaces SQLite's automatic checkpoint of db's log with the one described above.

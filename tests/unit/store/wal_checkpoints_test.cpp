@@ -1,13 +1,21 @@
 // The owner's write-ahead log is checkpointed when the process goes idle, not by whichever
-// commit crosses SQLite's mark (store/wal_checkpoints.h). What the log holds is read from a
-// second connection: PRAGMA wal_checkpoint(PASSIVE) reports the frames in the log.
+// commit crosses SQLite's mark, and past a mark of its own by a thread of its own
+// (store/wal_checkpoints.h, store/log_copier.h). What the log holds is read from a second
+// connection (PRAGMA wal_checkpoint(PASSIVE) reports the frames in the log), or from the
+// wal-index without a checkpoint.
 #include "store/wal_checkpoints.h"
 
 #include <sqlite3.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <thread>
 
+#include "store/db.h"
 #include "store/message_repo.h"
 #include "unit/memory/temp_store.h"
 #include "unit/support/chat_message.h"
@@ -49,6 +57,33 @@ std::uintmax_t logFilePages(const std::string& path) {
   return fs::file_size(path + "-wal") / 4120;  // a frame: 4096 bytes and a 24-byte header
 }
 
+/// The log's frames and how many of them a checkpoint has copied into the database, read from
+/// the wal-index (sqlite.org/walformat.html: the header's mxFrame at byte 16, the checkpoint
+/// info's nBackfill at byte 96, in the machine's byte order), which no checkpoint then changes.
+struct WalIndex {
+  std::uint32_t frames = 0;
+  std::uint32_t copied = 0;
+};
+
+WalIndex walIndex(const std::string& path) {
+  std::ifstream shm(path + "-shm", std::ios::binary);
+  char header[100] = {};
+  REQUIRE(shm.read(header, sizeof header));
+  WalIndex index;
+  std::memcpy(&index.frames, header + 16, sizeof index.frames);
+  std::memcpy(&index.copied, header + 96, sizeof index.copied);
+  return index;
+}
+
+/// Waits (up to 20 s) until the owner's log copier has nothing asked of it or under way.
+bool copierIdle(store::Store& store) {
+  auto& copier = *store.db().wal.copier;
+  for (int i = 0; i < 2000 && copier.busy(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return !copier.busy();
+}
+
 }  // namespace
 
 TEST_CASE("the owner's log grows past SQLite's mark until the process goes idle", "[store]") {
@@ -63,14 +98,49 @@ TEST_CASE("the owner's log grows past SQLite's mark until the process goes idle"
   CHECK(framesInLog(path) < 10);
 }
 
-TEST_CASE("a log that reaches the commit mark is checkpointed by the commit", "[store]") {
+TEST_CASE("below the commit mark nothing copies the owner's log", "[store]") {
   testing::TempStore temp;
-  const std::string path = temp.store().path();
-  append(temp.store(), 600);
-  const auto pages = logFilePages(path);
-  CHECK(pages > store::kWalPagesWhenIdle + 100);
-  CHECK(pages < store::kWalPagesAtCommit + 10);
-  CHECK(static_cast<std::uintmax_t>(framesInLog(path)) < pages);  // started over at the mark
+  store::Store& store = temp.store();
+  append(store, 300);  // ~1,500 frames
+  REQUIRE(walIndex(store.path()).frames > store::kWalPagesWhenIdle);
+  CHECK_FALSE(store.db().wal.copier->busy());
+  CHECK(walIndex(store.path()).copied == 0);
+}
+
+TEST_CASE("a log past the commit mark is copied back by a thread of its own", "[store]") {
+  testing::TempStore temp;
+  store::Store& store = temp.store();
+  const std::string path = store.path();
+  append(store, 600);  // ~3,000 frames: the commits ask, none copies
+  REQUIRE(copierIdle(store));
+  const auto copied = walIndex(path);
+  CHECK(copied.copied >= static_cast<std::uint32_t>(store::kWalPagesAtCommit));
+  CHECK(copied.copied <= copied.frames);
+  store.db().wal.copier->request();  // what was added while it copied
+  REQUIRE(copierIdle(store));
+  CHECK(walIndex(path).copied == walIndex(path).frames);
+  append(store, 1);  // all copied: the owner starts the log over
+  CHECK(walIndex(path).frames < 10);
+}
+
+TEST_CASE("a reader on older pages keeps them from the copy until a later one", "[store]") {
+  testing::TempStore temp;
+  store::Store& store = temp.store();
+  const std::string path = store.path();
+  append(store, 1);
+  sqlite3* reader = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &reader) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(reader, "BEGIN; SELECT COUNT(*) FROM messages", nullptr, nullptr, nullptr) ==
+          SQLITE_OK);
+  const std::uint32_t seen = walIndex(path).frames;
+  append(store, 600);  // past the mark, the reader still on the first pages
+  REQUIRE(copierIdle(store));
+  CHECK(walIndex(path).copied <= seen);
+  REQUIRE(sqlite3_exec(reader, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(reader);
+  append(store, 120);  // ~600 frames more: asked again
+  REQUIRE(copierIdle(store));
+  CHECK(walIndex(path).copied > seen + store::kWalPagesAtCommit);
 }
 
 TEST_CASE("an operator's connection keeps SQLite's own checkpoints", "[store]") {
