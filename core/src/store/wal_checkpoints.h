@@ -4,7 +4,9 @@
 /// bench_host a turn's, about one in thirty, whose reply then waited for ~1,000 page writes and
 /// two fsyncs. Instead the log is checkpointed when a chat goes idle, and once it reaches
 /// kWalPagesAtCommit (an instance that never goes idle) by a LogCopier, off the committing
-/// thread (store/log_copier.h). Included by store/*.cpp only; used under the Store's lock.
+/// thread (store/log_copier.h). A copier cannot catch up with an owner that commits without
+/// pause, so from kWalPagesCopiedByCommit on a commit copies what is left itself. Included by
+/// store/*.cpp only; used under the Store's lock.
 
 #include <memory>
 
@@ -21,6 +23,10 @@ inline constexpr int kWalPagesAtCommit = 2000;
 /// While the log stays past the mark (a reader in another process keeps older pages), a copy
 /// is asked for again each time it has grown by this much, not at every commit.
 inline constexpr int kWalPagesBetweenCopies = 500;
+/// The commit copies the rest of the log itself (PASSIVE) from here on, so that the log starts
+/// over below 4,096 pages, one block of wal-index (1,000 piped bench_vs_floor turns: the log
+/// at most 14-26 MB without this, 8.3 MB when every copy was the commit's).
+inline constexpr int kWalPagesCopiedByCommit = 3500;
 
 struct WalCheckpoints {
   int pages = 0;  ///< in the log after the last commit
@@ -28,6 +34,11 @@ struct WalCheckpoints {
   int copy_asked_at = 0;
   std::unique_ptr<LogCopier> copier;  ///< set by deferCheckpoints
 };
+
+/// What a commit that left pages in the log does about it.
+enum class AfterCommit { kNothing, kAskCopier, kCopyHere };
+/// The step for pages; copy_asked_at (WalCheckpoints') is updated with it.
+AfterCommit afterCommitStep(int pages, int& copy_asked_at);
 
 /// Replaces SQLite's automatic checkpoint of db's log with the one described above.
 void deferCheckpoints(sqlite3* db, WalCheckpoints& state);

@@ -143,6 +143,23 @@ TEST_CASE("a reader on older pages keeps them from the copy until a later one", 
   CHECK(walIndex(path).copied > seen + store::kWalPagesAtCommit);
 }
 
+TEST_CASE("a commit asks for a copy at the mark, again as the log grows, then copies itself",
+          "[store]") {
+  using store::AfterCommit;
+  int asked_at = 0;
+  CHECK(store::afterCommitStep(store::kWalPagesAtCommit - 1, asked_at) == AfterCommit::kNothing);
+  CHECK(store::afterCommitStep(store::kWalPagesAtCommit, asked_at) == AfterCommit::kAskCopier);
+  CHECK(asked_at == store::kWalPagesAtCommit);
+  const int again = store::kWalPagesAtCommit + store::kWalPagesBetweenCopies;
+  CHECK(store::afterCommitStep(again - 1, asked_at) == AfterCommit::kNothing);
+  CHECK(store::afterCommitStep(again, asked_at) == AfterCommit::kAskCopier);
+  CHECK(store::afterCommitStep(store::kWalPagesCopiedByCommit, asked_at) == AfterCommit::kCopyHere);
+  CHECK(store::afterCommitStep(5, asked_at) == AfterCommit::kNothing);  // started over
+  CHECK(asked_at == 0);
+  CHECK(store::afterCommitStep(store::kWalPagesAtCommit, asked_at) == AfterCommit::kAskCopier);
+  static_assert(store::kWalPagesCopiedByCommit < 4096, "one block of wal-index");
+}
+
 TEST_CASE("an operator's connection keeps SQLite's own checkpoints", "[store]") {
   testing::TempStore temp;  // the owner, idle
   const std::string path = temp.store().path();
