@@ -53,6 +53,10 @@ pair() {  # gantry floor unit divisor: "G / F unit (R×)"
 
 for dir in "${dirs[@]}"; do
   cmake --build "$dir" --target "${targets[@]}" >/dev/null
+  # Files just written stay dirty in the page cache until written back, and a mapping of a
+  # dirty page counts as Private_Dirty: a binary linked a moment ago added its 2 MiB to the
+  # private memory of each instance that ran it.
+  sync
   type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$dir/CMakeCache.txt")
   declare -A m=()
   while read -r key value; do m[$key]=$value; done < <("$dir/bench/bench_vs_floor" "$starts" "$turns" "$idle")
