@@ -53,9 +53,10 @@ class Store {
   /// For operator commands, which never create the schema: an error naming the file when it
   /// has none (a new file, or not gantry's), instead of "no such table" from the first query.
   Status requireSchema();
-  /// For a process going idle: copies the write-ahead log back into the database once it
-  /// has grown past SQLite's usual mark (the owner's commits leave that for now, see
-  /// store/wal_checkpoints.h). True when it did; always false but for the owner.
+  /// For a process going idle: waits for a copy of the write-ahead log under way on the log
+  /// copier's thread, then copies the log back into the database itself once it has grown
+  /// past SQLite's usual mark (the owner's commits leave that for now, see
+  /// store/wal_checkpoints.h). True when it copied; always false but for the owner.
   bool checkpointIfDue();
   /// For a process going idle: writes what waits for the owner's next write transaction
   /// (store/pending_writes.h: model calls' usage rows, delivered replies' done marks).
