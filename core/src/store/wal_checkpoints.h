@@ -18,7 +18,7 @@ namespace gantry::store {
 
 /// Checkpointed when a chat goes idle: SQLite's default mark.
 inline constexpr int kWalPagesWhenIdle = 1000;
-/// Copied off the committing thread from here on: 16 MiB of log at 4 KiB pages.
+/// Copied off the committing thread from here on: about 8 MiB of log at 4 KiB pages.
 inline constexpr int kWalPagesAtCommit = 2000;
 /// While the log stays past the mark (a reader in another process keeps older pages), a copy
 /// is asked for again each time it has grown by this much, not at every commit.
