@@ -75,6 +75,12 @@ WalIndex walIndex(const std::string& path) {
   return index;
 }
 
+/// Commits messages until the log holds at least frames frames (it must not start over
+/// meanwhile: the test keeps it from doing so).
+void appendUntil(store::Store& store, std::uint32_t frames) {
+  while (walIndex(store.path()).frames < frames) append(store, 10);
+}
+
 /// Waits (up to 20 s) until the owner's log copier has nothing asked of it or under way.
 bool copierIdle(store::Store& store) {
   auto& copier = *store.db().wal.copier;
@@ -111,7 +117,9 @@ TEST_CASE("a log past the commit mark is copied back by a thread of its own", "[
   testing::TempStore temp;
   store::Store& store = temp.store();
   const std::string path = store.path();
-  append(store, 600);  // ~3,000 frames: the commits ask, none copies
+  // Past the mark, short of where the commit copies itself: the commits ask, none copies.
+  appendUntil(store, store::kWalPagesAtCommit + store::kWalPagesBetweenCopies + 100);
+  REQUIRE(walIndex(path).frames < static_cast<std::uint32_t>(store::kWalPagesCopiedByCommit));
   REQUIRE(copierIdle(store));
   const auto copied = walIndex(path);
   CHECK(copied.copied >= static_cast<std::uint32_t>(store::kWalPagesAtCommit));
@@ -133,12 +141,15 @@ TEST_CASE("a reader on older pages keeps them from the copy until a later one", 
   REQUIRE(sqlite3_exec(reader, "BEGIN; SELECT COUNT(*) FROM messages", nullptr, nullptr, nullptr) ==
           SQLITE_OK);
   const std::uint32_t seen = walIndex(path).frames;
-  append(store, 600);  // past the mark, the reader still on the first pages
+  appendUntil(store, store::kWalPagesAtCommit + 50);  // past the mark, the reader on old pages
   REQUIRE(copierIdle(store));
   CHECK(walIndex(path).copied <= seen);
   REQUIRE(sqlite3_exec(reader, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK);
   sqlite3_close(reader);
-  append(store, 120);  // ~600 frames more: asked again
+  // Grown by kWalPagesBetweenCopies since the last request: the copier is asked again (the
+  // commit's own copy, from kWalPagesCopiedByCommit, is not reached).
+  appendUntil(store, store::kWalPagesAtCommit + store::kWalPagesBetweenCopies + 100);
+  REQUIRE(walIndex(path).frames < static_cast<std::uint32_t>(store::kWalPagesCopiedByCommit));
   REQUIRE(copierIdle(store));
   CHECK(walIndex(path).copied > seen + store::kWalPagesAtCommit);
 }
