@@ -19,9 +19,9 @@ bool presentFailure(Channel& channel, const std::string& chat_id, ReplyStream& o
 bool presentReply(Channel& channel, const StreamOptions& stream, const std::string& chat_id,
                   ReplyStream& observer, const std::string& reply) {
   ChannelCaps caps = channel.caps();
+  if (stream.stream && caps.raw_stream) return observer.finish(reply);  // a terminal shows URLs
   auto image = findImage(reply);
-  if (!image || (stream.stream && caps.raw_stream))
-    return observer.finish(reply);  // a terminal shows the URL
+  if (!image) return observer.finish(reply);
   // A streamed bubble already shows the text: it becomes the text alone, the photo follows.
   bool streamed = stream.stream && caps.can_edit;
   if (streamed && !image->caption.empty()) observer.finish(image->caption);

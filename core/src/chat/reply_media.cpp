@@ -1,21 +1,57 @@
 #include "chat/reply_media.h"
 
+#include <algorithm>
+#include <cctype>
 #include <regex>
+#include <string_view>
 
 #include "gantry/text/trim.h"
 
 namespace gantry::chat {
+namespace {
 
+bool equalsIgnoringCase(std::string_view text, std::string_view lower) {
+  return std::equal(text.begin(), text.end(), lower.begin(), lower.end(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == b;
+  });
+}
+
+/// Where text first holds "http://" or "https://" in any case (a bare link's pattern ignores
+/// case), or npos. Found from the "://", which a plain find finds fast.
+std::size_t firstHttp(std::string_view text) {
+  for (std::size_t colon = text.find("://"); colon != std::string_view::npos;
+       colon = text.find("://", colon + 1)) {
+    if (colon >= 4 && equalsIgnoringCase(text.substr(colon - 4, 4), "http")) return colon - 4;
+    if (colon >= 5 && equalsIgnoringCase(text.substr(colon - 5, 5), "https")) return colon - 5;
+  }
+  return std::string_view::npos;
+}
+
+/// The first match of pattern in reply at or after from, as an image with the rest as caption.
+std::optional<ReplyImage> imageFrom(const std::string& reply, std::size_t from,
+                                    const std::regex& pattern) {
+  if (from == std::string::npos) return std::nullopt;
+  std::smatch match;
+  if (!std::regex_search(reply.begin() + static_cast<std::ptrdiff_t>(from), reply.end(), match,
+                         pattern)) {
+    return std::nullopt;
+  }
+  const std::string caption =
+      std::string(reply.cbegin(), match[0].first) + std::string(match[0].second, reply.cend());
+  return ReplyImage{match[1].str(), std::string(text::trim(caption))};
+}
+
+}  // namespace
+
+// std::regex tries a match at every position (a 2.5 KB reply without a link took 70 us, a
+// tenth of a turn's host overhead), so each search starts where its first match would have to:
+// a markdown image at the first "![", a bare link at the first "http://" or "https://".
 std::optional<ReplyImage> findImage(const std::string& reply) {
   static const std::regex kMarkdown(R"(!\[[^\]]*\]\((https?://[^)\s]+)\))");
   static const std::regex kBare(R"((https?://\S+\.(?:png|jpe?g|gif|webp)(?:\?\S*)?))",
                                 std::regex::icase);
-  std::smatch match;
-  if (std::regex_search(reply, match, kMarkdown) || std::regex_search(reply, match, kBare)) {
-    std::string caption = match.prefix().str() + match.suffix().str();
-    return ReplyImage{match[1].str(), std::string(text::trim(caption))};
-  }
-  return std::nullopt;
+  if (auto image = imageFrom(reply, reply.find("!["), kMarkdown)) return image;
+  return imageFrom(reply, firstHttp(reply), kBare);
 }
 
 }  // namespace gantry::chat
