@@ -102,13 +102,27 @@ gantry::e2e::Env benchEnv(const Workspace& ws, int llm_port) {
   return env;
 }
 
-/// Every turn gets a short reply; the history fold gets a short summary (else the summary
-/// would grow with every fold).
+/// A turn's reply: "noted", or with BENCH_REPLY_CHARS=N at least N characters of prose, for
+/// what replies of the size a model writes cost.
+std::string turnReply() {
+  const char* chars = std::getenv("BENCH_REPLY_CHARS");
+  if (chars == nullptr) return "noted";
+  const auto wanted = static_cast<std::size_t>(std::max(1, std::atoi(chars)));
+  std::string reply;
+  while (reply.size() < wanted) {
+    reply += "Here is a sentence of an ordinary reply, with words and 42 numbers. ";
+  }
+  return reply;
+}
+
+/// Every turn gets turnReply(); the history fold gets a short summary (else the summary would
+/// grow with every fold).
 ScriptedReply respond(const std::string& body) {
+  static const std::string kTurnReply = turnReply();
   ScriptedReply reply;
   reply.content = body.find("You maintain the running summary") != std::string::npos
                       ? "The user sent benchmark turns of synthetic words."
-                      : "noted";
+                      : kTurnReply;
   return reply;
 }
 
