@@ -49,7 +49,7 @@ TEST_CASE("a piped conversation gets one reply per line, in order, and exits 0",
   CHECK(r.err.find("\"msg\":\"ready\"") != std::string::npos);
 }
 
-TEST_CASE("jsonl mode reports tool events and replies; the record is written", "[e2e]") {
+TEST_CASE("jsonl mode reports tool events and replies, and the record is written", "[e2e]") {
   FakeOpenAiServer llm;
   llm.addReply(
       toolCall("memory_store", R"({"kind":"person","subject":"mom","content":"prefers calls"})"));
@@ -362,7 +362,8 @@ TEST_CASE("gantry search prints the matching messages of the record, one per lin
   CHECK(runGantry(env, "", {"search", "x", "--limit", "zero"}).code == 2);
 }
 
-TEST_CASE("every model call leaves a usage row; gantry usage prints the day's totals", "[e2e]") {
+TEST_CASE("every model call leaves a usage row, and gantry usage prints the day's totals",
+          "[e2e]") {
   FakeOpenAiServer llm;
   llm.addReply(
       R"({"content":"one","model":"served-model:q4","usage":{"prompt_tokens":120,"completion_tokens":7,"cached_tokens":100}})");
@@ -418,7 +419,7 @@ TEST_CASE("RECORD_KEEP_DAYS prunes the old record at boot and keeps the history"
   CHECK(runGantry(env, "", {"usage", "--days", "30"}).out.empty());
 }
 
-TEST_CASE("the start after a kill runs quick_check; the start after a clean stop does not",
+TEST_CASE("the start after a kill runs quick_check, the start after a clean stop does not",
           "[e2e]") {
   FakeOpenAiServer llm;
   Workspace ws("unclean");

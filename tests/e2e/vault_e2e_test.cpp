@@ -110,7 +110,7 @@ TEST_CASE("a reference that cannot be resolved fails boot naming it, the vault u
   CHECK(llm.requests().empty());
 }
 
-TEST_CASE("gantry secret rm removes a secret; bad names and usage are refused", "[e2e]") {
+TEST_CASE("gantry secret rm removes a secret, and bad names and usage are refused", "[e2e]") {
   Workspace ws("vault-rm");
   auto env = withKey(ws, {});
   REQUIRE(runGantry(env, "v1", {"secret", "set", "a.b-c_1"}).code == 0);

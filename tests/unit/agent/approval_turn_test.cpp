@@ -101,7 +101,7 @@ TEST_CASE("an ask tool denied in time is not run and the model hears why", "[age
   CHECK(lastCallColumn(f, "status") == "error");
 }
 
-TEST_CASE("an undecided ask ends the turn waiting; a later yes continues it once",
+TEST_CASE("an undecided ask ends the turn waiting, and a later yes continues it once",
           "[agent][approvals]") {
   AskFixture f(std::nullopt);
   f.options.runner.approval_wait = std::chrono::milliseconds(0);
@@ -162,7 +162,7 @@ TEST_CASE("a denied tool's row records the policy", "[agent][approvals]") {
   CHECK(lastCallColumn(f, "approval_id") == "NULL");
 }
 
-TEST_CASE("/cancel while a call waits for approval cancels the turn; the approval stays open",
+TEST_CASE("/cancel while a call waits for approval cancels the turn, and the approval stays open",
           "[agent][approvals]") {
   AskFixture f(std::nullopt);
   CancelToken cancel;

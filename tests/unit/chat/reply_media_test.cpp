@@ -42,7 +42,7 @@ TEST_CASE("an image far into a long reply is found, its caption whole", "[reply_
   CHECK(image->caption == gantry::text::trim(before + after));
 }
 
-TEST_CASE("an early \"![\" that is no image does not hide a later one", "[reply_media]") {
+TEST_CASE("an early image marker with no link does not hide a later image", "[reply_media]") {
   auto image = findImage("use ![x] as a marker; here: ![dog](https://example.com/dog.jpg)");
   REQUIRE(image.has_value());
   CHECK(image->url == "https://example.com/dog.jpg");

@@ -56,7 +56,7 @@ TEST_CASE("gantry cron list prints one tab-separated row per job, id first", "[c
         "2\t2026-12-24T18:00\t2026-12-01T08:30\t67890\tcall mom\n");
 }
 
-TEST_CASE("gantry cron rm removes a job; an unknown id exits 1", "[cron][command]") {
+TEST_CASE("gantry cron rm removes a job, and an unknown id exits 1", "[cron][command]") {
   auto store = gantry::cron::test::openStore(gantry::cron::test::tempDbPath("cmd_rm"));
   addJobs(*store);
   Run removed = run(*store, {"rm", "1"});

@@ -36,7 +36,7 @@ TEST_CASE("inbox messages stay pending until handled, images included", "[store]
   CHECK(inbox.pending()->empty());
 }
 
-TEST_CASE("a platform message is seen again by its chat and id; one without an id never is",
+TEST_CASE("a platform message is seen again by its chat and id, one without an id never",
           "[store]") {
   fs::path dir = fs::temp_directory_path() / ("gantry_inbox_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
