@@ -1,6 +1,6 @@
 // ctest runs each test case on its own, named by a test spec. A spec that matches no test case
-// fails here instead of passing with nothing run: a name that CMake's lists cut apart (a ";")
-// or that Catch reads as a tag (a "[") would otherwise never run and never fail.
+// fails here instead of passing with nothing run: names that catch_discover_tests' CMake lists
+// cut apart (a ";") or run together (an unclosed "[") would otherwise never run and never fail.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
