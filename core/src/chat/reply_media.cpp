@@ -1,30 +1,23 @@
 #include "chat/reply_media.h"
 
-#include <algorithm>
-#include <cctype>
+#include <Poco/String.h>
+
 #include <regex>
-#include <string_view>
 
 #include "gantry/text/trim.h"
 
 namespace gantry::chat {
 namespace {
 
-bool equalsIgnoringCase(std::string_view text, std::string_view lower) {
-  return std::equal(text.begin(), text.end(), lower.begin(), lower.end(), [](char a, char b) {
-    return std::tolower(static_cast<unsigned char>(a)) == b;
-  });
-}
-
-/// Where text first holds "http://" or "https://" in any case (a bare link's pattern ignores
+/// Where reply first holds "http://" or "https://" in any case (a bare link's pattern ignores
 /// case), or npos. Found from the "://", which a plain find finds fast.
-std::size_t firstHttp(std::string_view text) {
-  for (std::size_t colon = text.find("://"); colon != std::string_view::npos;
-       colon = text.find("://", colon + 1)) {
-    if (colon >= 4 && equalsIgnoringCase(text.substr(colon - 4, 4), "http")) return colon - 4;
-    if (colon >= 5 && equalsIgnoringCase(text.substr(colon - 5, 5), "https")) return colon - 5;
+std::size_t firstHttp(const std::string& reply) {
+  for (std::size_t colon = reply.find("://"); colon != std::string::npos;
+       colon = reply.find("://", colon + 1)) {
+    if (colon >= 4 && Poco::icompare(reply, colon - 4, 4, "http") == 0) return colon - 4;
+    if (colon >= 5 && Poco::icompare(reply, colon - 5, 5, "https") == 0) return colon - 5;
   }
-  return std::string_view::npos;
+  return std::string::npos;
 }
 
 /// The first match of pattern in reply at or after from, as an image with the rest as caption.
