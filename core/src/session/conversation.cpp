@@ -1,7 +1,10 @@
 #include "session/conversation.h"
 
+#include <algorithm>
+#include <iterator>
 #include <optional>
 #include <span>
+#include <system_error>
 
 #include "log/log.h"
 #include "session/context_tail.h"
@@ -15,12 +18,28 @@ Conversation::Conversation(store::Store& store, Provider& folder, ConversationOp
       folder_(folder),
       options_(std::move(options)) {}
 
+Conversation::~Conversation() {
+  if (loan_ == 0 || lent_ > history_.size()) return;
+  // The lent messages as stored: what the turn added goes, collapsed results are whole again
+  // and turns a failed fold left in the record are back in front.
+  history_.erase(history_.begin() + static_cast<std::ptrdiff_t>(lent_), history_.end());
+  for (auto& [at, content] : collapsed_) history_[at].content = std::move(content);
+  history_.insert(history_.begin(), std::make_move_iterator(unfolded_.begin()),
+                  std::make_move_iterator(unfolded_.end()));
+  try {
+    messages_.giveBack(session_id_, loan_, std::move(history_));
+  } catch (const std::system_error&) {  // the store's lock: the next turn reads it again
+  }
+}
+
 Status Conversation::open(const std::string& chat_id) {
   auto session = messages_.open(chat_id);
   if (!session.isOk()) return session.status();
   chat_id_ = chat_id;
   session_id_ = session->id;
   history_ = std::move(session->history);
+  loan_ = session->loan;
+  lent_ = history_.size();
   shown_ = std::move(session->shown);
   summary_ = std::move(session->summary);
   return Status::ok();
@@ -65,7 +84,11 @@ Status Conversation::bound(const CancelToken& cancel) {
   // The bounds are a hard cap on the prompt. Turns past them leave the record's history only
   // once they are folded into the summary, so a fold that fails is tried again next turn.
   const bool dropped = !result.dropped.empty();
-  if (dropped) foldAway(result, cancel);
+  lent_ -= std::min(lent_, result.dropped.size());
+  if (dropped && !foldAway(result, cancel)) {
+    unfolded_.insert(unfolded_.end(), std::make_move_iterator(result.dropped.begin()),
+                     std::make_move_iterator(result.dropped.end()));
+  }
   history_ = std::move(result.kept);
   collapseToolResults();
   // A continuation (no message of its own) or a resumed turn goes on from the history as
@@ -77,13 +100,14 @@ Status Conversation::bound(const CancelToken& cancel) {
   return dropped ? showMemoryLeftOut() : Status::ok();
 }
 
-void Conversation::foldAway(const BoundResult& result, const CancelToken& cancel) {
-  if (!fold(result.dropped, cancel)) return;
+bool Conversation::foldAway(const BoundResult& result, const CancelToken& cancel) {
+  if (!fold(result.dropped, cancel)) return false;
   // Dropped turns leave the history (they stay in the record) once they are summarised.
   messages_.dropFromHistory(session_id_, static_cast<int64_t>(result.dropped.size()));
   log::info("history_trimmed", {{"dropped", std::to_string(result.dropped.size())},
                                 {"kept", std::to_string(result.kept.size())},
                                 {"kept_est_tokens", std::to_string(result.kept_tokens)}});
+  return true;
 }
 
 bool Conversation::fold(const std::vector<ChatMessage>& dropped, const CancelToken& cancel) {
@@ -139,7 +163,13 @@ Status Conversation::recordResult(int64_t row, const ToolCall& call, bool ok,
 // order of results (all but the last kKeptToolResults collapse), so every request of the
 // turn and of later turns shows an earlier result the same way, and a round of n results
 // costs the cache at most the n oldest whole results.
-void Conversation::collapseToolResults() { collapseOldToolResults(history_, kKeptToolResults); }
+void Conversation::collapseToolResults() {
+  std::vector<std::pair<std::size_t, std::string>> collapsed;
+  collapseOldToolResults(history_, kKeptToolResults, &collapsed);
+  for (auto& entry : collapsed) {
+    if (entry.first < lent_) collapsed_.push_back(std::move(entry));
+  }
+}
 
 Result<int64_t> Conversation::recordReply(const ChatMessage& message, const store::TurnCost* cost,
                                           const store::StoredBudget* standing) {

@@ -40,6 +40,8 @@ class Conversation {
   /// store and folder (the model that folds dropped turns) are not owned and outlive this;
   /// options are copied.
   Conversation(store::Store& store, Provider& folder, ConversationOptions options);
+  /// Gives the history open() borrowed back to the store's cache.
+  ~Conversation();
   Conversation(const Conversation&) = delete;
   Conversation& operator=(const Conversation&) = delete;
 
@@ -113,8 +115,8 @@ class Conversation {
 
  private:
   /// Folds result.dropped into the summary and takes it out of the history's record; when
-  /// the fold fails nothing changes, and the next turn tries again.
-  void foldAway(const BoundResult& result, const CancelToken& cancel);
+  /// the fold fails nothing changes, and the next turn tries again. True once folded.
+  bool foldAway(const BoundResult& result, const CancelToken& cancel);
   bool fold(const std::vector<ChatMessage>& dropped, const CancelToken& cancel);
   Status showMemoryLeftOut();
 
@@ -137,6 +139,13 @@ class Conversation {
   std::string now_;  ///< this turn's `[now]` text
   std::string summary_;
   std::vector<ChatMessage> history_;
+  /// history_ is lent by the store's cache (store::MessageRepo::open): its first lent_
+  /// messages are the loan's, as stored but for the results collapsed_ holds whole; a fold
+  /// that failed left unfolded_ (the loan's oldest) in the record.
+  uint64_t loan_ = 0;
+  std::size_t lent_ = 0;
+  std::vector<std::pair<std::size_t, std::string>> collapsed_;
+  std::vector<ChatMessage> unfolded_;
   /// The memory rows the user messages of the history open() read show, as the store kept
   /// them: recordUser() leaves them out of the message's block.
   text::ShownRows shown_;

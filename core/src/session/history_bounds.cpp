@@ -120,14 +120,20 @@ BoundResult boundHistory(std::vector<ChatMessage> history, const Bounds& bounds)
   return result;
 }
 
-void collapseOldToolResults(std::vector<ChatMessage>& prompt, int keep) {
+void collapseOldToolResults(std::vector<ChatMessage>& prompt, int keep,
+                            std::vector<std::pair<std::size_t, std::string>>* whole) {
   auto names = callNames(prompt);
   int seen = 0;
   for (auto it = prompt.rbegin(); it != prompt.rend(); ++it) {
     if (it->role != Role::kTool || ++seen <= keep || isCollapsed(it->content)) continue;
     std::string name = !it->name.empty() ? it->name : names[it->tool_call_id];
-    it->content = "[tool " + (name.empty() ? std::string("?") : name) + ": " +
-                  std::to_string(utf8Length(it->content)) + " chars, truncated]";
+    std::string collapsed = "[tool " + (name.empty() ? std::string("?") : name) + ": " +
+                            std::to_string(utf8Length(it->content)) + " chars, truncated]";
+    if (whole != nullptr) {
+      const auto at = static_cast<std::size_t>(std::distance(it, prompt.rend()) - 1);
+      whole->emplace_back(at, std::move(it->content));
+    }
+    it->content = std::move(collapsed);
   }
 }
 

@@ -3,6 +3,8 @@
 /// functions over values; no I/O, no locks.
 
 #include <cstddef>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "gantry/message.h"
@@ -56,6 +58,8 @@ BoundResult boundHistory(std::vector<ChatMessage> history, const Bounds& bounds)
 /// `[tool NAME: N chars, truncated]` (N counts UTF-8 characters of the original result).
 /// NAME is the message's name, else the name of the tool call it answers. Messages already
 /// collapsed are left as they are. Operates on the prompt only; the record keeps the full text.
-void collapseOldToolResults(std::vector<ChatMessage>& prompt, int keep = kKeptToolResults);
+/// whole, when given, gets each collapsed message's index and former content.
+void collapseOldToolResults(std::vector<ChatMessage>& prompt, int keep = kKeptToolResults,
+                            std::vector<std::pair<std::size_t, std::string>>* whole = nullptr);
 
 }  // namespace gantry::session

@@ -13,9 +13,39 @@ void HistoryCache::History::dropOldest(std::size_t count) {
 HistoryCache::History* HistoryCache::find(int64_t session_id) {
   auto it = std::find_if(entries_.begin(), entries_.end(),
                          [&](const auto& entry) { return entry.first == session_id; });
-  if (it == entries_.end()) return nullptr;
+  if (it == entries_.end() || it->second.loan != 0) return nullptr;
   std::rotate(it, it + 1, entries_.end());
   return &entries_.back().second;
+}
+
+uint64_t HistoryCache::lend(History& history, std::vector<ChatMessage>& messages) {
+  messages = std::move(history.messages);
+  history.messages.clear();
+  history.loan = ++last_loan_;
+  history.lent = messages.size();
+  history.dropped_while_lent = 0;
+  return history.loan;
+}
+
+void HistoryCache::droppedWhileLent(int64_t session_id, std::size_t count) {
+  for (auto& [session, history] : entries_) {
+    if (session == session_id && history.loan != 0) history.dropped_while_lent += count;
+  }
+}
+
+void HistoryCache::giveBack(int64_t session_id, uint64_t loan, std::vector<ChatMessage> messages) {
+  auto it = std::find_if(entries_.begin(), entries_.end(),
+                         [&](const auto& entry) { return entry.first == session_id; });
+  if (loan == 0 || it == entries_.end() || it->second.loan != loan) return;
+  History& history = it->second;
+  if (history.dropped_while_lent > history.lent ||
+      messages.size() != history.lent - history.dropped_while_lent) {
+    entries_.erase(it);
+    return;
+  }
+  history.messages = std::move(messages);
+  if (history.dropped_while_lent != 0) history.shown = text::shownByUserMessages(history.messages);
+  history.loan = 0;
 }
 
 HistoryCache::History& HistoryCache::keep(int64_t session_id, History history) {

@@ -140,7 +140,7 @@ HistoryCache::History* wholeCachedHistory(Db& db, int64_t session_id) {
 }
 
 // The session's history as the cache holds it, brought up to date.
-const HistoryCache::History& readHistory(Db& db, int64_t session_id) {
+HistoryCache::History& readHistory(Db& db, int64_t session_id) {
   HistoryCache::History* history = wholeCachedHistory(db, session_id);
   if (history == nullptr) history = &db.histories.keep(session_id, {});
   readMessagesAfter(db.prepared, session_id, *history);
@@ -176,12 +176,12 @@ Result<OpenedSession> MessageRepo::open(const std::string& chat_id) {
       }
     }
     if (opened.id != 0) {
-      const HistoryCache::History& history = readHistory(db, opened.id);
+      HistoryCache::History& history = readHistory(db, opened.id);
+      opened.loan = db.histories.lend(history, opened.history);
       // Room for the turn's message and reply: growing a 200-message history by one was a
       // move of every message into a new array (bench_host under callgrind: 32K instructions a
-      // turn).
-      opened.history.reserve(history.messages.size() + 2);
-      opened.history.assign(history.messages.begin(), history.messages.end());
+      // turn). A history given back keeps its room.
+      opened.history.reserve(opened.history.size() + 2);
       opened.shown = history.shown;
     }
     reads.commit();
@@ -189,6 +189,11 @@ Result<OpenedSession> MessageRepo::open(const std::string& chat_id) {
     if (opened.id == 0) opened.id = createSession(db.prepared, chat_id);
     return opened;
   });
+}
+
+void MessageRepo::giveBack(int64_t session_id, uint64_t loan, std::vector<ChatMessage> history) {
+  std::lock_guard lock(store_.mutex());
+  store_.db().histories.giveBack(session_id, loan, std::move(history));
 }
 
 Result<int64_t> MessageRepo::append(int64_t session_id, const ChatMessage& message) {
@@ -262,7 +267,11 @@ Status MessageRepo::dropFromHistory(int64_t session_id, int64_t count_oldest) {
         .bind(count_oldest)
         .run();
     tx.commit();
-    if (cached != nullptr) cached->dropOldest(static_cast<std::size_t>(count_oldest));
+    if (cached != nullptr) {
+      cached->dropOldest(static_cast<std::size_t>(count_oldest));
+    } else {
+      db.histories.droppedWhileLent(session_id, static_cast<std::size_t>(count_oldest));
+    }
     return Status::ok();
   });
 }

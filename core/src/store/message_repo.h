@@ -63,6 +63,7 @@ struct CallCost {
 struct OpenedSession {
   int64_t id = 0;
   std::vector<ChatMessage> history;  ///< messages still in history, oldest first
+  uint64_t loan = 0;                 ///< history's loan from the store's cache (giveBack())
   text::ShownRows shown;             ///< the memory rows history's user messages show
   std::string summary;               ///< the rolling summary of what left it; "" for none
 };
@@ -74,8 +75,12 @@ class MessageRepo {
   /// The session of a chat, created on first use.
   Result<int64_t> session(const std::string& chat_id);
   /// The chat's session (created on first use) with its history and summary, read in one
-  /// transaction.
+  /// transaction. The history is lent from the store's cache: giveBack() returns it.
   Result<OpenedSession> open(const std::string& chat_id);
+  /// Returns the history open() lent: history holds the lent messages still in the session's
+  /// history, oldest first, as stored (none the turn added). Without it, the next open()
+  /// reads the whole history again.
+  void giveBack(int64_t session_id, uint64_t loan, std::vector<ChatMessage> history);
   /// Appends a message to the session's history; returns its id.
   Result<int64_t> append(int64_t session_id, const ChatMessage& message);
   /// Replaces a message's content (a user message whose text was settled after recording,

@@ -242,3 +242,64 @@ TEST_CASE("tool results older than the last four collapse within a turn", "[sess
   // The record keeps every result whole.
   CHECK(f.messages.history(f.session).value()[2].content == "result");
 }
+
+namespace {
+
+/// The chat's history as the next turn opens it and as another connection reads the record.
+void checkOpenedAsRecorded(Fixture& f) {
+  gantry::store::MessageRepo repo(f.temp.store());
+  auto opened = repo.open("chat");
+  REQUIRE(opened.isOk());
+  auto other = gantry::store::Store::open(f.temp.store().path(), gantry::store::Access::kNoSchema);
+  REQUIRE(other.isOk());
+  auto record = gantry::store::MessageRepo(*other.value()).history(f.session);
+  REQUIRE(record.isOk());
+  REQUIRE(opened->history.size() == record->size());
+  for (std::size_t i = 0; i < record->size(); ++i) {
+    CHECK(opened->history[i].content == record->at(i).content);
+    CHECK(opened->history[i].tool_call_id == record->at(i).tool_call_id);
+  }
+  repo.giveBack(opened->id, opened->loan, std::move(opened->history));
+}
+
+}  // namespace
+
+TEST_CASE("a turn gives its history back as recorded: results whole, unfolded turns kept",
+          "[session]") {
+  Fixture f(0);
+  auto options = Fixture::options();
+  options.bounds.max_messages = 100;
+  {
+    auto c = f.turn("many lookups", options);
+    for (int i = 0; i < 6; ++i) {
+      std::string id = "call_" + std::to_string(i);
+      auto rows = c->recordCalls(toolCallMessage(id));
+      REQUIRE(rows.isOk());
+      REQUIRE(c->recordResult(rows->front(), {id, "lookup", "{}", {}}, true, "result " + id,
+                              {"lookup", 1, 8})
+                  .isOk());
+      c->collapseToolResults();
+    }
+    REQUIRE(c->recordReply({Role::kAssistant, "done", {}, {}, {}, {}, {}}).isOk());
+  }
+  checkOpenedAsRecorded(f);
+  {
+    // The results are lent now; the next turn collapses them in its prompt only.
+    auto c = f.turn("again", options);
+    CHECK(c->history()[2].content == "[tool lookup: 13 chars, truncated]");
+    REQUIRE(c->recordReply({Role::kAssistant, "ok", {}, {}, {}, {}, {}}).isOk());
+  }
+  checkOpenedAsRecorded(f);
+  {
+    f.provider.fail(Status::error("model: HTTP 500"));
+    auto c = f.turn("bounded");  // six messages at most: a fold, which fails
+    CHECK(c->history().size() <= 6);
+  }
+  checkOpenedAsRecorded(f);
+  {
+    f.provider.reply("Lookups.");
+    auto c = f.turn("folded");
+    CHECK(c->summary() == "Lookups.");
+  }
+  checkOpenedAsRecorded(f);
+}

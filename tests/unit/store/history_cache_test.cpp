@@ -27,11 +27,13 @@ std::vector<std::string> contents(const std::vector<ChatMessage>& history) {
 
 using Texts = std::vector<std::string>;
 
-/// The chat's history as its next turn opens it.
+/// The chat's history as its next turn opens it, given back as a turn gives it back.
 Texts opened(store::MessageRepo& repo, const std::string& chat) {
   auto session = repo.open(chat);
   REQUIRE(session.isOk());
-  return contents(session->history);
+  Texts texts = contents(session->history);
+  repo.giveBack(session->id, session->loan, std::move(session->history));
+  return texts;
 }
 
 }  // namespace
@@ -204,4 +206,110 @@ TEST_CASE("an opened history's shown memory rows follow the messages in it", "[s
   opened = repo.open("chat").value();
   CHECK_FALSE(opened.shown.contains("- (fact) e: f"));
   CHECK(opened.shown.contains("- (fact) c: d"));
+}
+
+namespace {
+
+/// The chat's history as open() lends it, marked so that a reader served from what was given
+/// back (and not from the record) is told apart.
+struct Loan {
+  int64_t session = 0;
+  uint64_t loan = 0;
+  std::vector<ChatMessage> marked;
+};
+
+Loan borrow(store::MessageRepo& repo, const std::string& chat) {
+  auto session = repo.open(chat);
+  REQUIRE(session.isOk());
+  Loan loan{session->id, session->loan, std::move(session->history)};
+  for (auto& m : loan.marked) m.content = "given " + m.content;
+  return loan;
+}
+
+void giveBack(store::MessageRepo& repo, Loan& loan, std::size_t drop_oldest = 0) {
+  loan.marked.erase(loan.marked.begin(),
+                    loan.marked.begin() + static_cast<std::ptrdiff_t>(drop_oldest));
+  repo.giveBack(loan.session, loan.loan, std::move(loan.marked));
+}
+
+}  // namespace
+
+TEST_CASE("a history given back is the one the next open starts from", "[store]") {
+  testing::TempStore temp;
+  store::MessageRepo repo(temp.store());
+  const int64_t session = repo.open("chat").value().id;
+  for (const char* m : {"a", "b", "c"})
+    REQUIRE(repo.append(session, message(Role::kUser, m)).isOk());
+  Loan loan = borrow(repo, "chat");
+  CHECK(loan.loan != 0);
+  REQUIRE(repo.append(session, message(Role::kAssistant, "d")).isOk());  // the turn's reply
+  giveBack(repo, loan);
+  CHECK(opened(repo, "chat") == Texts{"given a", "given b", "given c", "d"});
+
+  // A fold of the borrowing turn: the oldest leave the record's history and what comes back.
+  loan = borrow(repo, "chat");
+  REQUIRE(repo.dropFromHistory(session, 2).isOk());
+  giveBack(repo, loan, 2);
+  CHECK(opened(repo, "chat") == Texts{"given given c", "given d"});
+}
+
+TEST_CASE("a history given back is not kept once anything else changed it meanwhile", "[store]") {
+  testing::TempStore temp;
+  const std::string path = temp.store().path();
+  store::MessageRepo repo(temp.store());
+  const int64_t session = repo.open("chat").value().id;
+  std::vector<int64_t> ids;
+  for (const char* m : {"a", "b", "c", "d", "e", "f"})
+    ids.push_back(repo.append(session, message(Role::kUser, m)).value());
+
+  SECTION("read again by another reader") {
+    Loan loan = borrow(repo, "chat");
+    REQUIRE(repo.history(session).isOk());
+    giveBack(repo, loan);
+    CHECK(opened(repo, "chat") == Texts{"a", "b", "c", "d", "e", "f"});
+  }
+  SECTION("lent twice: the first loan is void, the second stands") {
+    Loan first = borrow(repo, "chat");
+    Loan second = borrow(repo, "chat");
+    giveBack(repo, first);
+    CHECK(opened(repo, "chat") == Texts{"a", "b", "c", "d", "e", "f"});
+    second = borrow(repo, "chat");
+    giveBack(repo, second);
+    CHECK(opened(repo, "chat").front() == "given a");
+  }
+  SECTION("a lent message hidden") {
+    Loan loan = borrow(repo, "chat");
+    REQUIRE(repo.hideMessage(ids[1]).isOk());
+    giveBack(repo, loan);
+    CHECK(opened(repo, "chat") == Texts{"a", "c", "d", "e", "f"});
+  }
+  SECTION("the history cleared") {
+    Loan loan = borrow(repo, "chat");
+    REQUIRE(repo.clearHistory(session).isOk());
+    giveBack(repo, loan);
+    CHECK(opened(repo, "chat").empty());
+  }
+  SECTION("a lent message rewritten") {
+    Loan loan = borrow(repo, "chat");
+    REQUIRE(repo.setContent(ids[0], "A").isOk());
+    giveBack(repo, loan);
+    CHECK(opened(repo, "chat").front() == "A");
+  }
+  SECTION("a fold given back whole, or not folded but given back short") {
+    Loan loan = borrow(repo, "chat");
+    REQUIRE(repo.dropFromHistory(session, 2).isOk());
+    giveBack(repo, loan);
+    CHECK(opened(repo, "chat") == Texts{"c", "d", "e", "f"});
+    loan = borrow(repo, "chat");
+    giveBack(repo, loan, 1);
+    CHECK(opened(repo, "chat") == Texts{"c", "d", "e", "f"});
+  }
+  SECTION("another connection hid a lent message") {
+    Loan loan = borrow(repo, "chat");
+    auto other = store::Store::open(path, store::Access::kNoSchema);
+    REQUIRE(other.isOk());
+    REQUIRE(store::MessageRepo(*other.value()).hideMessage(ids[2]).isOk());
+    giveBack(repo, loan);
+    CHECK(opened(repo, "chat") == Texts{"a", "b", "d", "e", "f"});
+  }
 }
