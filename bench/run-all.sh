@@ -80,5 +80,6 @@ echo "(anonymous included) of the second of two instances side by side after $tu
 echo "packaged\": both run with the GLIBC_TUNABLES of the systemd unit (packaging/debian/gantry@.service). RSS"
 echo "growth includes the resident pages of the memory-mapped database, which grow with the file. Idle"
 echo "wakeups: context switches of all threads over ${idle} s, per minute. Host overhead: $host_turns piped"
-echo "turns against a fake model that answers at once, with 50 tool schemas, 10k memory rows and a"
-echo "200-message history (bench_host); the model's part is the fake's own time handling the requests."
+echo "turns, to the last reply, against a fake model that answers at once, with 50 tool schemas, 10k"
+echo "memory rows and a 200-message history (bench_host); the model's part is the fake's own time"
+echo "handling the requests. The CPU figure includes what follows the last reply (the end of input)."

@@ -102,17 +102,21 @@ gantry::e2e::Env benchEnv(const Workspace& ws, int llm_port) {
   return env;
 }
 
+/// Each reply ends with it, and nothing else gantry prints holds it: the turns are done when
+/// stdout holds it once a turn.
+constexpr const char* kReplyEnd = "noted";
+
 /// A turn's reply: "noted", or with BENCH_REPLY_CHARS=N at least N characters of prose, for
 /// what replies of the size a model writes cost.
 std::string turnReply() {
   const char* chars = std::getenv("BENCH_REPLY_CHARS");
-  if (chars == nullptr) return "noted";
+  if (chars == nullptr) return kReplyEnd;
   const auto wanted = static_cast<std::size_t>(std::max(1, std::atoi(chars)));
   std::string reply;
   while (reply.size() < wanted) {
     reply += "Here is a sentence of an ordinary reply, with words and 42 numbers. ";
   }
-  return reply;
+  return reply + kReplyEnd;
 }
 
 /// Every turn gets turnReply(); the history fold gets a short summary (else the summary would
@@ -144,9 +148,11 @@ std::string lines(gantry::bench::Words& words, int n) {
   return input;
 }
 
-/// Host overhead is the wall time less the time the fake model spent handling requests (to
-/// the microsecond: the log's dur_ms is whole milliseconds, and gantry's encoding and
-/// sending of a request are host work).
+/// Host overhead is the wall time from the first message written to the last reply read,
+/// less the time the fake model spent handling requests (to the microsecond: the log's dur_ms
+/// is whole milliseconds, and gantry's encoding and sending of a request are host work). What
+/// follows the last reply (the end of input: indexing the turns' messages, the last
+/// checkpoint, stopping the MCP servers) is the process ending, reported on a line of its own.
 void turns(const gantry::e2e::Env& env, const FakeOpenAiServer& llm, const std::string& input,
            int n) {
   const double reaped_before = childrenCpuMs();
@@ -158,13 +164,21 @@ void turns(const gantry::e2e::Env& env, const FakeOpenAiServer& llm, const std::
   g.write(input);
   g.closeInput();
   g.wait(600s);
-  double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  double cpu_ms = childrenCpuMs() - reaped_before - boot_cpu_ms;
+  const auto exited = Clock::now();
+  // Nothing follows the last reply on stdout: its arrival ends the turns.
+  const auto replied = g.lastOutputAt();
+  if (gantry::e2e::count(g.out(), kReplyEnd) != n) throw std::runtime_error("a turn got no reply");
+  const double reaped_ms = childrenCpuMs() - reaped_before - boot_cpu_ms;
   const double model_ms = llm.handlingMs() - handled_before;
+  const auto ms = [](Clock::duration d) {
+    return std::chrono::duration<double, std::milli>(d).count();
+  };
+  const double wall_ms = ms(replied - start);
   std::printf("%d turns: wall %.1f ms/turn, model %.2f ms/turn, host overhead %.2f ms/turn\n", n,
               wall_ms / n, model_ms / n, (wall_ms - model_ms) / n);
   std::printf("%d turns: gantry CPU %.2f ms/turn (model client included, boot excluded)\n", n,
-              cpu_ms / n);
+              reaped_ms / n);
+  std::printf("after the last reply: exit in %.0f ms\n", ms(exited - replied));
 }
 
 void loadedTurns(gantry::e2e::Env env, const FakeOpenAiServer& llm, Workspace& ws, int n) {

@@ -103,6 +103,7 @@ Capture::Capture(Poco::Pipe& pipe)
           if (n <= 0) break;
           std::lock_guard lock(mutex_);
           text_.append(buf, static_cast<std::size_t>(n));
+          last_added_ = Clock::now();
         }
       }) {}
 
@@ -115,6 +116,11 @@ void Capture::join() {
 std::string Capture::text() const {
   std::lock_guard lock(mutex_);
   return text_;
+}
+
+Clock::time_point Capture::lastAdded() const {
+  std::lock_guard lock(mutex_);
+  return last_added_;
 }
 
 GantryProcess::GantryProcess(const Env& env, const std::vector<std::string>& args) {

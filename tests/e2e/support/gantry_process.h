@@ -46,12 +46,15 @@ class Capture {
   explicit Capture(Poco::Pipe& pipe);
   ~Capture();
   std::string text() const;
+  /// When text was last added to (the clock's epoch before any).
+  std::chrono::steady_clock::time_point lastAdded() const;
   void join();
 
  private:
   Poco::Pipe& pipe_;
   mutable std::mutex mutex_;
   std::string text_;
+  std::chrono::steady_clock::time_point last_added_;
   std::thread thread_;
 };
 
@@ -75,6 +78,8 @@ class GantryProcess {
   /// Asks for a graceful shutdown (SIGTERM) and waits for exit, as wait() does.
   int stop(std::chrono::milliseconds timeout = std::chrono::seconds(60));
   std::string out() const { return out_->text(); }
+  /// When stdout last had output.
+  std::chrono::steady_clock::time_point lastOutputAt() const { return out_->lastAdded(); }
   std::string err() const { return err_->text(); }
   int pid() const { return static_cast<int>(handle_->id()); }
   /// A "kB" field of /proc/PID/status (VmRSS, VmHWM); 0 once the process is gone.
