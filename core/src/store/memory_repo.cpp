@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <map>
 #include <optional>
 #include <set>
 
@@ -260,16 +259,14 @@ std::vector<MemoryRow> bestRows(PreparedCache& cache, const Match& match, int li
     Query select(cache, sql.c_str());
     select.bind(jsonIds(scored, next, end));
     if (active_at) select.bind(*active_at);
-    std::map<int64_t, MemoryRow> found;
-    while (select.step()) {
-      MemoryRow row = readRow(select);
-      found.emplace(row.id, std::move(row));
-    }
+    // At most `wanted` rows: a search through them costs less than a map's nodes did.
+    std::vector<MemoryRow> found = readRows(select);
     for (; next < end; ++next) {
-      auto it = found.find(scored[next].second);
+      auto it = std::find_if(found.begin(), found.end(),
+                             [&](const MemoryRow& row) { return row.id == scored[next].second; });
       if (it == found.end()) continue;
-      it->second.relevance = scored[next].first;
-      out.push_back(std::move(it->second));
+      it->relevance = scored[next].first;
+      out.push_back(std::move(*it));
     }
   }
   return out;
