@@ -1,10 +1,10 @@
 #include "session/conversation.h"
 
 #include <algorithm>
+#include <exception>
 #include <iterator>
 #include <optional>
 #include <span>
-#include <system_error>
 
 #include "log/log.h"
 #include "session/context_tail.h"
@@ -20,15 +20,16 @@ Conversation::Conversation(store::Store& store, Provider& folder, ConversationOp
 
 Conversation::~Conversation() {
   if (loan_ == 0 || lent_ > history_.size()) return;
-  // The lent messages as stored: what the turn added goes, collapsed results are whole again
-  // and turns a failed fold left in the record are back in front.
-  history_.erase(history_.begin() + static_cast<std::ptrdiff_t>(lent_), history_.end());
-  for (auto& [at, content] : collapsed_) history_[at].content = std::move(content);
-  history_.insert(history_.begin(), std::make_move_iterator(unfolded_.begin()),
-                  std::make_move_iterator(unfolded_.end()));
+  // A history not given back (no memory, the store's lock failing) is read again next turn.
   try {
+    // The lent messages as stored: what the turn added goes, collapsed results are whole
+    // again and turns a failed fold left in the record are back in front.
+    history_.erase(history_.begin() + static_cast<std::ptrdiff_t>(lent_), history_.end());
+    for (auto& [at, content] : collapsed_) history_[at].content = std::move(content);
+    history_.insert(history_.begin(), std::make_move_iterator(unfolded_.begin()),
+                    std::make_move_iterator(unfolded_.end()));
     messages_.giveBack(session_id_, loan_, std::move(history_));
-  } catch (const std::system_error&) {  // the store's lock: the next turn reads it again
+  } catch (const std::exception&) {
   }
 }
 
