@@ -10,9 +10,13 @@ void HistoryCache::History::dropOldest(std::size_t count) {
   shown = text::shownByUserMessages(messages);
 }
 
+HistoryCache::Entries::iterator HistoryCache::entry(int64_t session_id) {
+  return std::find_if(entries_.begin(), entries_.end(),
+                      [&](const auto& entry) { return entry.first == session_id; });
+}
+
 HistoryCache::History* HistoryCache::find(int64_t session_id) {
-  auto it = std::find_if(entries_.begin(), entries_.end(),
-                         [&](const auto& entry) { return entry.first == session_id; });
+  auto it = entry(session_id);
   if (it == entries_.end() || it->second.loan != 0) return nullptr;
   std::rotate(it, it + 1, entries_.end());
   return &entries_.back().second;
@@ -28,14 +32,13 @@ uint64_t HistoryCache::lend(History& history, std::vector<ChatMessage>& messages
 }
 
 void HistoryCache::droppedWhileLent(int64_t session_id, std::size_t count) {
-  for (auto& [session, history] : entries_) {
-    if (session == session_id && history.loan != 0) history.dropped_while_lent += count;
+  if (auto it = entry(session_id); it != entries_.end() && it->second.loan != 0) {
+    it->second.dropped_while_lent += count;
   }
 }
 
 void HistoryCache::giveBack(int64_t session_id, uint64_t loan, std::vector<ChatMessage> messages) {
-  auto it = std::find_if(entries_.begin(), entries_.end(),
-                         [&](const auto& entry) { return entry.first == session_id; });
+  auto it = entry(session_id);
   if (loan == 0 || it == entries_.end() || it->second.loan != loan) return;
   History& history = it->second;
   if (history.dropped_while_lent > history.lent ||

@@ -74,7 +74,11 @@ class HistoryCache {
   static constexpr std::size_t kSessions = 4;
 
  private:
-  std::vector<std::pair<int64_t, History>> entries_;  ///< the most recently used last
+  using Entries = std::vector<std::pair<int64_t, History>>;
+  /// The session's entry, or entries_.end().
+  Entries::iterator entry(int64_t session_id);
+
+  Entries entries_;  ///< the most recently used last
   int64_t data_version_ = -1;
   uint64_t last_loan_ = 0;
 };
