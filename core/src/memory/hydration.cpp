@@ -23,14 +23,17 @@ void add(Result<std::vector<store::MemoryRow>> batch, std::vector<store::MemoryR
   }
 }
 
-// FTS hits for the message and active durable rows, each row once. A durable row that is not
-// a hit has no relevance, so it cannot outrank max_rows hits that score above what recency
-// alone gives: the durable rows are not read then (bench_host: 0.4M instructions a turn).
+// The best max_rows of the first 2 * max_rows FTS hits for the message, and active durable
+// rows, each row once: what ranking all of them would keep. A durable row that is not a hit
+// has no relevance, so it cannot outrank max_rows hits that score above what recency alone
+// gives: the durable rows are not read then (bench_host: 0.4M instructions a turn).
 std::vector<store::MemoryRow> candidates(store::MemoryRepo& repo, std::string_view message,
                                          int max_rows, int64_t now_ms) {
   std::vector<store::MemoryRow> rows;
   std::set<int64_t> seen;
-  add(repo.matchActive(message, max_rows * 2, now_ms), rows, seen);
+  add(repo.bestActive(message, max_rows * 2, max_rows, now_ms,
+                      [now_ms](const store::MemoryRow& row) { return score(row, now_ms); }),
+      rows, seen);
   const double ceiling = ceilingWithoutRelevance(kDurableKinds);
   auto outranking = std::count_if(rows.begin(), rows.end(), [&](const store::MemoryRow& row) {
     return score(row, now_ms) > ceiling;

@@ -115,9 +115,10 @@ ToolResult MemoryTools::recall(const std::string& arguments_json) {
   auto query = tools::stringArgument(*args.value(), "query");
   if (!query || blank(*query)) return fail("memory_recall: query must be a non-empty string");
   int64_t now_ms = store::nowMs();
-  auto rows = repo_.matchActive(*query, options_.recall_limit * 3, now_ms);
+  auto rows =
+      repo_.bestActive(*query, options_.recall_limit * 3, options_.recall_limit, now_ms,
+                       [now_ms](const store::MemoryRow& row) { return score(row, now_ms); });
   if (!rows.isOk()) return fail("memory_recall: " + rows.status().message());
-  rank(rows.value(), now_ms, static_cast<std::size_t>(options_.recall_limit));
   if (rows.value().empty()) return {true, "no memories match"};
   return {true, listRows(rows.value())};
 }

@@ -16,6 +16,8 @@ namespace {
 constexpr int64_t kMaxKeptId = int64_t{1} << 20;
 /// Word counts kept at most; past it they start again.
 constexpr std::size_t kMaxCountedWords = 4096;
+/// Rows above this id have no facts kept: 24 bytes a row up to it (1.5 MiB at most).
+constexpr int64_t kMaxFactsId = int64_t{1} << 16;
 
 /// What bm25() works out once per query: the mean row length and each phrase's IDF.
 struct QueryFigures {
@@ -111,6 +113,7 @@ void bm25(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, i
 
 void onRowChange(void* rank, int, const char*, const char* table, sqlite3_int64 id) {
   if (std::strcmp(table, "memory_fts_docsize") == 0) static_cast<MemoryRank*>(rank)->forget(id);
+  if (std::strcmp(table, "memory") == 0) static_cast<MemoryRank*>(rank)->forgetFacts(id);
 }
 
 fts5_api* fts5(sqlite3* db) {
@@ -146,6 +149,7 @@ void MemoryRank::refresh(PreparedCache& prepared) {
 void MemoryRank::forgetAll() {
   lengths_.clear();
   word_rows_.clear();
+  forgetAllFacts();
 }
 
 uint16_t MemoryRank::length(int64_t id) const {
@@ -178,5 +182,26 @@ void MemoryRank::rememberWordRows(const std::string& word, int64_t rows) {
   if (word_rows_.size() >= kMaxCountedWords) word_rows_.clear();
   word_rows_[word] = rows;
 }
+
+const RowFacts* MemoryRank::facts(int64_t id) const {
+  if (id < 0 || static_cast<std::size_t>(id) >= facts_.size()) return nullptr;
+  const RowFacts& facts = facts_[static_cast<std::size_t>(id)];
+  return facts.known() ? &facts : nullptr;
+}
+
+void MemoryRank::rememberFacts(int64_t id, const RowFacts& facts) {
+  if (id < 0 || id >= kMaxFactsId || !facts.known()) return;
+  const auto at = static_cast<std::size_t>(id);
+  if (at >= facts_.size()) facts_.resize(at + 1);
+  facts_[at] = facts;
+}
+
+void MemoryRank::forgetFacts(int64_t id) {
+  if (id >= 0 && static_cast<std::size_t>(id) < facts_.size()) {
+    facts_[static_cast<std::size_t>(id)] = RowFacts{};
+  }
+}
+
+void MemoryRank::forgetAllFacts() { facts_.clear(); }
 
 }  // namespace gantry::store

@@ -3,12 +3,14 @@
 /// score FTS5's bm25() gives a memory hit, to the bit, with less work per recall. bm25() counts
 /// the rows each phrase matches with a query of its own and reads each hit's length in tokens
 /// from memory_fts_docsize, one lookup a hit: for a recall's ~110 hits at 10k rows that was
-/// ~85% of the scoring query's time. MemoryRank keeps what a recall learns of the index between
-/// recalls: the rows each word is in (the recall's selective words, passed on as the counts)
-/// and each row's length. A row's length is forgotten when this connection writes its docsize
-/// row (an update hook; a rebuild rewrites every row, and a rolled back change stays forgotten,
-/// which costs a lookup), and the word counts with it; everything when another connection has
-/// committed (PRAGMA data_version). Included by store/*.cpp only; used under the Store's lock.
+/// ~85% of the scoring query's time. MemoryRank keeps what a recall learns between recalls:
+/// the rows each word is in (the recall's selective words, passed on as the counts), each
+/// row's length in the index, and the ranking facts of each row it read (RowFacts), so that a
+/// recall reads whole only the rows it keeps. A row's length is forgotten when this connection
+/// writes its docsize row (an update hook; a rebuild rewrites every row, and a rolled back
+/// change stays forgotten, which costs a lookup), and the word counts with it; a row's facts
+/// when this connection writes the row; everything when another connection has committed
+/// (PRAGMA data_version). Included by store/*.cpp only; used under the Store's lock.
 
 #include <cstdint>
 #include <optional>
@@ -21,6 +23,22 @@ struct sqlite3;
 namespace gantry::store {
 
 class PreparedCache;
+
+/// What ranking a hit may use of its memory row besides the text, as the row holds it.
+struct RowFacts {
+  static constexpr uint8_t kUnknown = 0xff;
+
+  int64_t updated_at = 0;
+  /// Active before this time: INT64_MIN when superseded_by is set, INT64_MAX when expires_at
+  /// is NULL, else expires_at (the recall's SQL: superseded_by IS NULL AND (expires_at IS
+  /// NULL OR expires_at > now)).
+  int64_t active_until = 0;
+  uint8_t kind = kUnknown;  ///< index in kMemoryKinds (store/memory_repo.h)
+
+  bool known() const { return kind != kUnknown; }
+  bool activeAt(int64_t now_ms) const { return active_until > now_ms; }
+  bool operator==(const RowFacts&) const = default;
+};
 
 class MemoryRank {
  public:
@@ -46,10 +64,20 @@ class MemoryRank {
   std::optional<int64_t> wordRows(const std::string& word) const;
   void rememberWordRows(const std::string& word, int64_t rows);
 
+  /// The facts of memory row id as a recall read them since the row last changed; null when
+  /// not known.
+  const RowFacts* facts(int64_t id) const;
+  void rememberFacts(int64_t id, const RowFacts& facts);
+  /// Memory row id changed, or is gone.
+  void forgetFacts(int64_t id);
+  /// No row's facts are known.
+  void forgetAllFacts();
+
  private:
   void forgetAll();
 
   std::vector<uint16_t> lengths_;  ///< by row id; 0: not known
+  std::vector<RowFacts> facts_;    ///< by row id
   std::unordered_map<std::string, int64_t> word_rows_;
   int64_t data_version_ = -1;
 };

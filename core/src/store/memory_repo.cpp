@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -229,47 +230,118 @@ std::vector<std::pair<double, int64_t>> scoredHits(PreparedCache& cache, const M
   return scored;
 }
 
-// The ids as a JSON array, for a join with json_each(?): one prepared statement whatever their
-// number.
-std::string jsonIds(const std::vector<std::pair<double, int64_t>>& scored, std::size_t from,
-                    std::size_t to) {
-  std::string ids = "[";
-  for (std::size_t i = from; i < to; ++i) {
-    if (i > from) ids += ',';
-    ids += std::to_string(scored[i].second);
-  }
-  return ids + "]";
+// kColumns, the relevance and what RowFacts holds beyond them, for the rows of json_each(?)'s
+// ids. The ids lead the join: `m.id IN (SELECT value FROM json_each(?))` had SQLite copy them
+// into a temporary b-tree first (bench_host under callgrind: 3.54M -> 3.42M instructions a
+// turn).
+const char* rowsOfIdsSql() {
+  static const std::string sql = std::string("SELECT ") + kColumns +
+                                 ", 0.0, m.expires_at IS NOT NULL, m.superseded_by IS NOT NULL "
+                                 "FROM json_each(?) ids CROSS JOIN memory m ON m.id = ids.value";
+  return sql.c_str();
 }
 
-// The rows of the best hits, up to limit, best first, with their relevance. Rows are read for
-// as many ids as are still wanted (only active rows when active_at is set); the next ids only
-// when some fell out. The ids lead the join: `m.id IN (SELECT value FROM json_each(?))` had
-// SQLite copy them into a temporary b-tree first (bench_host under callgrind: 3.54M -> 3.42M
-// instructions a turn).
-std::vector<MemoryRow> bestRows(PreparedCache& cache, const Match& match, int limit,
-                                std::optional<int64_t> active_at) {
-  const auto scored = scoredHits(cache, match);
-  const std::string sql = std::string("SELECT ") + kColumns +
-                          ", 0.0 FROM json_each(?) ids CROSS JOIN memory m ON m.id = ids.value" +
-                          (active_at ? std::string(" WHERE ") + kActive : std::string());
-  const auto wanted = static_cast<std::size_t>(limit);
-  std::vector<MemoryRow> out;
+// The facts of a row read by rowsOfIdsSql(); not known() for a kind not in kMemoryKinds (the
+// schema allows none).
+RowFacts factsOf(const MemoryRow& row, const Query& q) {
+  RowFacts facts;
+  facts.updated_at = row.updated_at;
+  const bool expires = q.integer(12) != 0;
+  const bool superseded = q.integer(13) != 0;
+  facts.active_until = superseded ? std::numeric_limits<int64_t>::min()
+                       : expires  ? row.expires_at
+                                  : std::numeric_limits<int64_t>::max();
+  const auto* kind = std::find(std::begin(kMemoryKinds), std::end(kMemoryKinds), row.kind);
+  if (kind != std::end(kMemoryKinds)) {
+    facts.kind = static_cast<uint8_t>(kind - std::begin(kMemoryKinds));
+  }
+  return facts;
+}
+
+// An active row with only what ranking may use: its id, facts and relevance.
+MemoryRow rowOfFacts(int64_t id, const RowFacts& facts, double relevance) {
+  MemoryRow row;
+  row.id = id;
+  row.kind = kMemoryKinds[facts.kind];
+  row.updated_at = facts.updated_at;
+  if (facts.active_until != std::numeric_limits<int64_t>::max()) {
+    row.expires_at = facts.active_until;
+  }
+  row.relevance = relevance;
+  return row;
+}
+
+// A row read whole, with its facts.
+struct ReadRow {
+  MemoryRow row;
+  RowFacts facts;
+};
+
+// The rows of ids, whole, in no particular order; their facts are remembered.
+std::vector<ReadRow> readWhole(Db& db, const std::vector<int64_t>& ids) {
+  std::vector<ReadRow> rows;
+  if (ids.empty()) return rows;
+  Query select(db.prepared, rowsOfIdsSql());
+  select.bind("[" + idList(ids) + "]");  // for json_each: one statement for any number
+  while (select.step()) {
+    MemoryRow row = readRow(select);
+    RowFacts facts = factsOf(row, select);
+    db.memory_rank.rememberFacts(row.id, facts);
+    rows.push_back({std::move(row), facts});
+  }
+  return rows;
+}
+
+// A hit on its way out of a recall: its row whole, or, when its facts were known, only what
+// ranking may use.
+struct Candidate {
+  MemoryRow row;
+  bool whole = false;
+  RowFacts facts;  ///< what it was chosen by
+};
+
+// The first `wanted` of the scored hits whose rows are active at active_at (every hit when
+// nullopt), in hit order, with their relevance. With use_facts a hit whose row's facts are
+// known is not read; the others are read whole (as many as are still wanted at a time, the
+// next ones only when some fell out), and their facts kept.
+std::vector<Candidate> firstHits(Db& db, const std::vector<std::pair<double, int64_t>>& scored,
+                                 std::size_t wanted, std::optional<int64_t> active_at,
+                                 bool use_facts) {
+  auto kept = [&](const RowFacts& facts) { return !active_at || facts.activeAt(*active_at); };
+  std::vector<Candidate> out;
   for (std::size_t next = 0; out.size() < wanted && next < scored.size();) {
     const std::size_t end = std::min(scored.size(), next + wanted - out.size());
-    Query select(cache, sql.c_str());
-    select.bind(jsonIds(scored, next, end));
-    if (active_at) select.bind(*active_at);
+    std::vector<int64_t> unknown;
+    for (std::size_t i = next; i < end; ++i) {
+      if (!use_facts || db.memory_rank.facts(scored[i].second) == nullptr) {
+        unknown.push_back(scored[i].second);
+      }
+    }
     // At most `wanted` rows: a search through them costs less than a map's nodes did.
-    std::vector<MemoryRow> found = readRows(select);
+    std::vector<ReadRow> found = readWhole(db, unknown);
     for (; next < end; ++next) {
+      const auto [relevance, id] = scored[next];
       auto it = std::find_if(found.begin(), found.end(),
-                             [&](const MemoryRow& row) { return row.id == scored[next].second; });
-      if (it == found.end()) continue;
-      it->relevance = scored[next].first;
-      out.push_back(std::move(*it));
+                             [&](const ReadRow& read) { return read.row.id == id; });
+      if (it != found.end()) {
+        if (!kept(it->facts)) continue;
+        it->row.relevance = relevance;
+        out.push_back({std::move(it->row), true, it->facts});
+        continue;
+      }
+      const RowFacts* facts = use_facts ? db.memory_rank.facts(id) : nullptr;
+      if (facts == nullptr || !kept(*facts)) continue;  // a hit without a row, or not active
+      out.push_back({rowOfFacts(id, *facts, relevance), false, *facts});
     }
   }
   return out;
+}
+
+std::vector<MemoryRow> wholeRows(std::vector<Candidate> candidates) {
+  std::vector<MemoryRow> rows;
+  rows.reserve(candidates.size());
+  for (auto& candidate : candidates) rows.push_back(std::move(candidate.row));
+  return rows;
 }
 
 // The newest hits of a broad match, up to limit (only active rows when active_at is set):
@@ -299,10 +371,81 @@ std::vector<MemoryRow> matchingRows(Db& db, std::string_view query, MatchMode mo
   std::vector<MemoryRow> rows;
   if (!match.expression.empty()) {
     rows = match.broad ? newestRows(db.prepared, match, limit, active_at)
-                       : bestRows(db.prepared, match, limit, active_at);
+                       : wholeRows(firstHits(db, scoredHits(db.prepared, match),
+                                             static_cast<std::size_t>(limit), active_at, false));
   }
   reads.commit();
   return rows;
+}
+
+// Best first by score, ties to the newer row, as memory::rank orders them.
+void sortByScore(std::vector<Candidate>& candidates, const MemoryScore& score) {
+  std::vector<std::pair<double, std::size_t>> order;
+  order.reserve(candidates.size());
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    order.emplace_back(score(candidates[i].row), i);
+  }
+  std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first > b.first;
+    return candidates[a.second].row.id > candidates[b.second].row.id;
+  });
+  std::vector<Candidate> sorted;
+  sorted.reserve(candidates.size());
+  for (const auto& [s, i] : order) sorted.push_back(std::move(candidates[i]));
+  candidates = std::move(sorted);
+}
+
+// Reads whole the candidates that are not; false when a row is gone or holds other facts
+// than it was chosen by (then the facts kept were wrong, and are all forgotten).
+bool completeRows(Db& db, std::vector<Candidate>& candidates) {
+  std::vector<int64_t> ids;
+  for (const auto& candidate : candidates) {
+    if (!candidate.whole) ids.push_back(candidate.row.id);
+  }
+  std::vector<ReadRow> found = readWhole(db, ids);
+  if (found.size() != ids.size()) return false;
+  for (auto& candidate : candidates) {
+    if (candidate.whole) continue;
+    auto it = std::find_if(found.begin(), found.end(),
+                           [&](const ReadRow& read) { return read.row.id == candidate.row.id; });
+    if (it == found.end() || !(it->facts == candidate.facts)) return false;
+    it->row.relevance = candidate.row.relevance;
+    candidate.row = std::move(it->row);
+    candidate.whole = true;
+  }
+  return true;
+}
+
+// The `keep` best by score of the first `wanted` active hits for query, whole, best first.
+// Only the kept rows are read whole when the others' facts are known.
+std::vector<MemoryRow> bestScoredRows(Db& db, std::string_view query, MatchMode mode, int wanted,
+                                      int keep, int64_t now_ms, const MemoryScore& score) {
+  auto best = [&](std::vector<Candidate>& candidates) {
+    sortByScore(candidates, score);
+    candidates.resize(std::min(candidates.size(), static_cast<std::size_t>(keep)));
+  };
+  Transaction reads(db);
+  db.memory_rank.refresh(db.prepared);  // its PRAGMA starts the read: the snapshot it checks
+  Match match = matchFor(db, query, mode);
+  std::vector<Candidate> candidates;
+  if (match.broad) {
+    for (auto& row : newestRows(db.prepared, match, wanted, now_ms)) {
+      candidates.push_back({std::move(row), true, {}});
+    }
+    best(candidates);
+  } else if (!match.expression.empty()) {
+    const auto scored = scoredHits(db.prepared, match);
+    const auto want = static_cast<std::size_t>(wanted);
+    candidates = firstHits(db, scored, want, now_ms, true);
+    best(candidates);
+    if (!completeRows(db, candidates)) {
+      db.memory_rank.forgetAllFacts();
+      candidates = firstHits(db, scored, want, now_ms, false);
+      best(candidates);
+    }
+  }
+  reads.commit();
+  return wholeRows(std::move(candidates));
 }
 
 // The ids of row `id` and of every row it transitively superseded.
@@ -364,12 +507,13 @@ Result<std::optional<MemoryRow>> MemoryRepo::get(int64_t id) {
                 });
 }
 
-Result<std::vector<MemoryRow>> MemoryRepo::matchActive(std::string_view query, int limit,
-                                                       int64_t now_ms, MatchMode mode) {
-  if (queryWords(query).empty() || limit <= 0) return std::vector<MemoryRow>();
+Result<std::vector<MemoryRow>> MemoryRepo::bestActive(std::string_view query, int candidates,
+                                                      int keep, int64_t now_ms,
+                                                      const MemoryScore& score, MatchMode mode) {
+  if (queryWords(query).empty() || candidates <= 0 || keep <= 0) return std::vector<MemoryRow>();
   return locked(store_, "memory", "recall",
                 [&](Poco::Data::Session&) -> Result<std::vector<MemoryRow>> {
-                  return matchingRows(store_.db(), query, mode, limit, now_ms);
+                  return bestScoredRows(store_.db(), query, mode, candidates, keep, now_ms, score);
                 });
 }
 
@@ -428,12 +572,14 @@ Result<std::vector<MemoryRow>> MemoryRepo::forgetById(int64_t id) {
 
 Result<std::vector<MemoryRow>> MemoryRepo::forgetByQuery(std::string_view query, int limit,
                                                          int64_t now_ms) {
-  auto matches = matchActive(query, limit, now_ms, MatchMode::kAllWords);
-  if (!matches.isOk()) return matches.status();
-  std::vector<int64_t> ids;
-  for (const auto& row : matches.value()) ids.push_back(row.id);
+  if (queryWords(query).empty() || limit <= 0) return std::vector<MemoryRow>();
   return locked(store_, "memory", "forget",
                 [&](Poco::Data::Session&) -> Result<std::vector<MemoryRow>> {
+                  std::vector<int64_t> ids;
+                  for (const auto& row :
+                       matchingRows(store_.db(), query, MatchMode::kAllWords, limit, now_ms)) {
+                    ids.push_back(row.id);
+                  }
                   return deleteChains(store_.db(), ids);
                 });
 }

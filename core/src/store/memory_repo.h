@@ -4,6 +4,7 @@
 /// as Status values naming the operation.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +42,10 @@ struct MemoryRow {
     return superseded_by == 0 && (expires_at == 0 || expires_at > now_ms);
   }
 };
+
+/// Scores a candidate of a recall, higher first, from what ranking may use of it: id, kind,
+/// updated_at, expires_at, superseded_by and relevance (its text may not be read yet).
+using MemoryScore = std::function<double(const MemoryRow&)>;
 
 /// A row to insert; created_at/updated_at are set by the repository.
 struct NewMemory {
@@ -83,14 +88,17 @@ class MemoryRepo {
   /// The row with this id, or nullopt.
   Result<std::optional<MemoryRow>> get(int64_t id);
 
-  /// Active rows (not expired at now_ms, not superseded) matching query, best FTS5 match
-  /// first (bm25, subject weighted over content), at most limit rows. kAnyWord keeps only the
-  /// query's informative words (rarest first, matching at most 500 rows together; a lone
-  /// common word returns its newest rows with relevance 0), so the cost does not grow with
-  /// the table; kAllWords requires every word.
-  Result<std::vector<MemoryRow>> matchActive(std::string_view query, int limit, int64_t now_ms,
-                                             MatchMode mode = MatchMode::kAnyWord);
-  /// Every row (active or not) matching the informative words of query (as matchActive),
+  /// The `keep` rows that score best of the first `candidates` active rows (not expired at
+  /// now_ms, not superseded) matching query, best FTS5 match first (bm25, subject weighted over
+  /// content), whole, best score first (ties: the newer row). kAnyWord keeps only the query's
+  /// informative words (rarest first, matching at most 200 rows together; a lone common word
+  /// gives its newest rows, relevance 0), so the cost does not grow with the table; kAllWords
+  /// requires every word. A candidate whose ranking facts an earlier recall read (and that has
+  /// not changed since) is read whole only when it is kept.
+  Result<std::vector<MemoryRow>> bestActive(std::string_view query, int candidates, int keep,
+                                            int64_t now_ms, const MemoryScore& score,
+                                            MatchMode mode = MatchMode::kAnyWord);
+  /// Every row (active or not) matching the informative words of query (as bestActive),
   /// best match first: the operator's `gantry memory search`.
   Result<std::vector<MemoryRow>> search(std::string_view query, int limit);
   /// Rows newest first, optionally of one kind, at most limit (0: no limit).

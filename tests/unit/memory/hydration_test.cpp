@@ -4,6 +4,7 @@
 #include <set>
 
 #include "memory/ranking.h"
+#include "unit/memory/recall.h"
 #include "unit/memory/temp_store.h"
 
 using gantry::memory::hydrationBlock;
@@ -117,11 +118,10 @@ TEST_CASE("hydration ranks hits and durable rows as if every candidate were read
     INFO(message);
     std::vector<MemoryRow> every;
     std::set<int64_t> seen;
-    auto hits = repo.matchActive(message, 60, now);
+    auto hits = gantry::testing::firstActiveHits(repo, message, 60, now);
     auto durable = repo.active(durable_kinds, 60, now);
-    REQUIRE(hits.isOk());
     REQUIRE(durable.isOk());
-    for (auto* batch : {&hits.value(), &durable.value()}) {
+    for (auto* batch : {&hits, &durable.value()}) {
       for (const auto& row : *batch) {
         if (seen.insert(row.id).second) every.push_back(row);
       }

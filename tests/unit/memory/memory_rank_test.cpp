@@ -9,6 +9,7 @@
 
 #include "store/maintenance.h"
 #include "store/memory_repo.h"
+#include "unit/memory/recall.h"
 #include "unit/memory/temp_store.h"
 
 using gantry::store::ftsQuery;
@@ -16,6 +17,7 @@ using gantry::store::MatchMode;
 using gantry::store::MemoryRepo;
 using gantry::store::MemoryRow;
 using gantry::store::NewMemory;
+using gantry::testing::matchActive;
 using gantry::testing::TempStore;
 
 namespace {
@@ -142,7 +144,7 @@ TEST_CASE("a search for every word scores as FTS5's bm25 does, counting the rows
   const auto expected = f.reference.scores("violin cello", MatchMode::kAllWords);
   CHECK(expected.size() >= 2);
   expectRelevances(
-      f.repo.matchActive("violin cello", 100, gantry::store::nowMs(), MatchMode::kAllWords),
+      matchActive(f.repo, "violin cello", 100, gantry::store::nowMs(), MatchMode::kAllWords),
       expected);
 }
 

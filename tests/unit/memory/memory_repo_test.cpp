@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "unit/memory/recall.h"
 #include "unit/memory/temp_store.h"
 
 using gantry::store::ftsQuery;
@@ -9,6 +10,7 @@ using gantry::store::MatchMode;
 using gantry::store::MemoryRepo;
 using gantry::store::NewMemory;
 using gantry::store::nowMs;
+using gantry::testing::matchActive;
 using gantry::testing::TempStore;
 
 namespace {
@@ -52,10 +54,10 @@ TEST_CASE("hostile query text never breaks a search", "[memory]") {
         "mom*",        "subject:mom", "(",   ")",     "a) OR (b", "^start",    "-minus",
         "' OR 1=1 --", "{}",          "\\",  "—",     "💥",        "a\"b",      ""}) {
     INFO(query);
-    auto rows = repo.matchActive(query, 10, nowMs());
+    auto rows = matchActive(repo, query, 10, nowMs());
     CHECK(rows.isOk());
   }
-  auto operators = repo.matchActive("NOT", 10, nowMs());
+  auto operators = matchActive(repo, "NOT", 10, nowMs());
   REQUIRE(operators.isOk());
   CHECK(operators.value().size() == 1);
 }
@@ -67,7 +69,7 @@ TEST_CASE("unicode text is stored and found, diacritics folded", "[memory]") {
   put(repo, "fact", "other", "nothing related");
   for (const char* query : {"café", "cafe", "Zoë", "zoe", "Straße", "日本語"}) {
     INFO(query);
-    auto rows = repo.matchActive(query, 10, nowMs());
+    auto rows = matchActive(repo, query, 10, nowMs());
     REQUIRE(rows.isOk());
     CHECK(ids(rows.value()) == std::vector<int64_t>{cafe});
   }
@@ -104,7 +106,7 @@ TEST_CASE("a subject match outranks a content match", "[memory]") {
   MemoryRepo repo(temp.store());
   int64_t in_content = put(repo, "fact", "weekend", "visited the garden with a friend");
   int64_t in_subject = put(repo, "fact", "garden", "tomatoes grow by the fence");
-  auto rows = repo.matchActive("garden", 10, nowMs());
+  auto rows = matchActive(repo, "garden", 10, nowMs());
   REQUIRE(rows.isOk());
   CHECK(ids(rows.value()) == std::vector<int64_t>{in_subject, in_content});
   CHECK(rows.value()[0].relevance > 0);
@@ -119,7 +121,7 @@ TEST_CASE("expired and superseded rows are not active but remain searchable", "[
   int64_t old = put(repo, "fact", "trip", "Rome is the plan");
   int64_t fresh = put(repo, "fact", "trip", "Rome is definitely the plan");
   REQUIRE(repo.supersede(old, fresh).isOk());
-  auto active = repo.matchActive("Rome", 10, now);
+  auto active = matchActive(repo, "Rome", 10, now);
   REQUIRE(active.isOk());
   auto got = ids(active.value());
   std::sort(got.begin(), got.end());
@@ -221,13 +223,13 @@ TEST_CASE("recall ignores words that most rows contain, unless nothing else is l
   MemoryRepo repo(temp.store());
   for (int i = 0; i < 150; ++i) put(repo, "fact", "note " + std::to_string(i), "the usual thing");
   int64_t boat = put(repo, "fact", "boat", "the sailing boat is blue");
-  auto rows = repo.matchActive("where is the boat", 5, nowMs());
+  auto rows = matchActive(repo, "where is the boat", 5, nowMs());
   REQUIRE(rows.isOk());
   CHECK(ids(rows.value()) == std::vector<int64_t>{boat});
-  auto common = repo.matchActive("the usual", 5, nowMs());
+  auto common = matchActive(repo, "the usual", 5, nowMs());
   REQUIRE(common.isOk());
   CHECK(common.value().size() == 5);
-  auto unknown = repo.matchActive("zeppelin", 5, nowMs());
+  auto unknown = matchActive(repo, "zeppelin", 5, nowMs());
   REQUIRE(unknown.isOk());
   CHECK(unknown.value().empty());
 }
@@ -236,13 +238,13 @@ TEST_CASE("a word's row count is read again once rows were added", "[memory]") {
   TempStore temp;
   MemoryRepo repo(temp.store());
   int64_t first = put(repo, "fact", "kayak", "a red kayak");
-  auto rare = repo.matchActive("kayak paddle", 5, nowMs());  // counts kayak as a rare word
+  auto rare = matchActive(repo, "kayak paddle", 5, nowMs());  // counts kayak as a rare word
   REQUIRE(rare.isOk());
   CHECK(ids(rare.value()) == std::vector<int64_t>{first});
   for (int i = 0; i < 150; ++i) put(repo, "fact", "trip " + std::to_string(i), "by kayak");
   int64_t paddle = put(repo, "fact", "paddle", "the paddle hangs in the shed");
   // kayak is now in most rows: a stale count would keep it and fill the result with trips.
-  auto rows = repo.matchActive("kayak paddle", 5, nowMs());
+  auto rows = matchActive(repo, "kayak paddle", 5, nowMs());
   REQUIRE(rows.isOk());
   CHECK(ids(rows.value()) == std::vector<int64_t>{paddle});
 }
@@ -255,7 +257,7 @@ TEST_CASE("a search ranks every hit once however many rows the join drops", "[me
   int64_t next = put(repo, "fact", "town", "a harbour town");
   REQUIRE(repo.supersede(old, best).isOk());
   // The superseded row ranks between the others: the limit counts the active rows only.
-  auto rows = repo.matchActive("harbour", 2, nowMs());
+  auto rows = matchActive(repo, "harbour", 2, nowMs());
   REQUIRE(rows.isOk());
   CHECK(ids(rows.value()) == std::vector<int64_t>{best, next});
   CHECK(rows.value()[0].relevance > rows.value()[1].relevance);
@@ -275,7 +277,7 @@ TEST_CASE("a recall reads further hits while the best ones are not active", "[me
     by_rank.push_back(put(repo, "fact", "note", content));
   }
   for (int i = 0; i < 4; ++i) REQUIRE(repo.supersede(by_rank[i], other).isOk());
-  auto rows = repo.matchActive("harbour", 2, nowMs());
+  auto rows = matchActive(repo, "harbour", 2, nowMs());
   REQUIRE(rows.isOk());
   CHECK(ids(rows.value()) == std::vector<int64_t>{by_rank[4], by_rank[5]});
   CHECK(rows.value()[0].relevance > rows.value()[1].relevance);
@@ -289,7 +291,7 @@ TEST_CASE("hits of equal relevance come newest first", "[memory]") {
   MemoryRepo repo(temp.store());
   int64_t first = put(repo, "fact", "lamp", "the brass lamp");
   int64_t second = put(repo, "fact", "lamp", "the brass lamp");
-  auto rows = repo.matchActive("lamp", 5, nowMs());
+  auto rows = matchActive(repo, "lamp", 5, nowMs());
   REQUIRE(rows.isOk());
   CHECK(ids(rows.value()) == std::vector<int64_t>{second, first});
 }
