@@ -63,11 +63,12 @@ for dir in "${dirs[@]}"; do
   host_out=$("$dir/bench/bench_host" "$host_turns")
   host=$(sed -n 's/.*host overhead \([0-9.]*\) ms\/turn.*/\1/p' <<<"$host_out")
   host_cpu=$(sed -n 's/.*gantry CPU \([0-9.]*\) ms\/turn.*/\1/p' <<<"$host_out")
+  host_floor=$(sed -n 's/.*exchange floor \([0-9.]*\) ms\/turn.*/\1/p' <<<"$host_out")
   recall=$("$dir/bench/memory/bench_memory" "$rows" | awk '$2 == "recall" { print $4 }')
-  printf '| %s | %s | %s | %s ms (CPU %s ms) | %s | %s / %s KiB | %s ms | %s |\n' "$type" \
+  printf '| %s | %s | %s | %s / %s ms (%s; CPU %s ms) | %s | %s / %s KiB | %s ms | %s |\n' "$type" \
     "$(pair "${m[start_ms.gantry]}" "${m[start_ms.floor]}" ms 1)" \
     "$(pair "${m[start_cpu_ms.gantry]}" "${m[start_cpu_ms.floor]}" ms 1)" \
-    "${host:-?}" "${host_cpu:-?}" \
+    "${host:-?}" "${host_floor:-?}" "$(ratio "${host:-0}" "${host_floor:-0}")" "${host_cpu:-?}" \
     "$(pair "${m[private_kib.gantry]}" "${m[private_kib.floor]}" MiB 1024); as packaged $(pair "${m[packaged_private_kib.gantry]:-0}" "${m[packaged_private_kib.floor]:-0}" MiB 1024)" \
     "${m[rss_growth_kib.gantry]%.*}" "${m[rss_growth_kib.floor]%.*}" \
     "${recall:-?}" \
@@ -82,4 +83,6 @@ echo "growth includes the resident pages of the memory-mapped database, which gr
 echo "wakeups: context switches of all threads over ${idle} s, per minute. Host overhead: $host_turns piped"
 echo "turns, to the last reply, against a fake model that answers at once, with 50 tool schemas, 10k"
 echo "memory rows and a 200-message history (bench_host); the model's part is the fake's own time"
-echo "handling the requests. The CPU figure includes what follows the last reply (the end of input)."
+echo "handling the requests. Its floor: the same requests sent again by a client that does nothing"
+echo "else, less the fake's time (the loopback exchange). The CPU figure includes what follows the"
+echo "last reply (the end of input)."

@@ -7,6 +7,12 @@
 //     the history at its bound (HISTORY_MAX_MESSAGES=200) from the first measured turn
 //   - the CPU time gantry's threads spent per turn (getrusage of the reaped child, less what
 //     boot had used), which a loaded machine inflates far less than wall time
+//   - the exchange floor: the turns' requests sent again by a client that does nothing else,
+//     the least their model calls cost beyond the model's own time on this machine
+#include <Poco/Net/HTTPClientSession.h>
+#include <Poco/Net/HTTPRequest.h>
+#include <Poco/Net/HTTPResponse.h>
+#include <Poco/StreamCopier.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -21,6 +27,7 @@
 #include "common/synthetic_memory.h"
 #include "common/tokens_manifest.h"
 #include "e2e/support/gantry_process.h"
+#include "gantry/net/low_latency_session.h"
 #include "openai/fake_openai_server.h"
 
 using gantry::e2e::GantryProcess;
@@ -148,6 +155,34 @@ std::string lines(gantry::bench::Words& words, int n) {
   return input;
 }
 
+/// The least the given requests cost beyond the model's own time: each sent again as the fake
+/// received it by a client that does nothing else, on one kept-alive connection as gantry
+/// sends them (gantry's LowLatencySession: the header, then the body in one write,
+/// TCP_NODELAY), its reply read whole, less the fake's handling. Milliseconds, all of them.
+double exchangeFloorMs(const FakeOpenAiServer& llm, const std::vector<std::string>& bodies) {
+  gantry::net::LowLatencySession<Poco::Net::HTTPClientSession> session("127.0.0.1", llm.port());
+  session.setKeepAlive(true);
+  const double handled_before = llm.handlingMs();
+  const auto start = Clock::now();
+  for (const auto& body : bodies) {
+    Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_POST, "/v1/chat/completions",
+                                   Poco::Net::HTTPMessage::HTTP_1_1);
+    request.setContentType("application/json");
+    request.set("Accept", "application/json");
+    session.sendWhole(request, body);
+    Poco::Net::HTTPResponse response;
+    std::istream& in = session.receiveResponse(response);
+    std::string reply;
+    Poco::StreamCopier::copyToString(in, reply);
+    if (response.getStatus() != Poco::Net::HTTPResponse::HTTP_OK) {
+      throw std::runtime_error("the exchange floor's request got " +
+                               std::to_string(response.getStatus()));
+    }
+  }
+  const double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  return wall_ms - (llm.handlingMs() - handled_before);
+}
+
 /// Host overhead is the wall time from the first message written to the last reply read,
 /// less the time the fake model spent handling requests (to the microsecond: the log's dur_ms
 /// is whole milliseconds, and gantry's encoding and sending of a request are host work). What
@@ -160,6 +195,7 @@ void turns(const gantry::e2e::Env& env, const FakeOpenAiServer& llm, const std::
   if (!g.waitForLog("\"msg\":\"ready\"", 30s)) return;
   const double boot_cpu_ms = threadsCpuMs(g.pid());
   const double handled_before = llm.handlingMs();
+  const std::size_t requests_before = llm.requests().size();
   auto start = Clock::now();
   g.write(input);
   g.closeInput();
@@ -179,6 +215,12 @@ void turns(const gantry::e2e::Env& env, const FakeOpenAiServer& llm, const std::
   std::printf("%d turns: gantry CPU %.2f ms/turn (model client included, boot excluded)\n", n,
               reaped_ms / n);
   std::printf("after the last reply: exit in %.0f ms\n", ms(exited - replied));
+  auto requests = llm.requests();
+  requests.erase(requests.begin(), requests.begin() + static_cast<std::ptrdiff_t>(requests_before));
+  std::printf(
+      "%d turns: exchange floor %.2f ms/turn (their %zu requests sent again by a bare "
+      "client, beyond the model's time)\n",
+      n, exchangeFloorMs(llm, requests) / n, requests.size());
 }
 
 void loadedTurns(gantry::e2e::Env env, const FakeOpenAiServer& llm, Workspace& ws, int n) {
