@@ -320,7 +320,8 @@ std::vector<Candidate> firstHits(Db& db, const std::vector<std::pair<double, int
     // At most `wanted` rows: a search through them costs less than a map's nodes did.
     std::vector<ReadRow> found = readWhole(db, unknown);
     for (; next < end; ++next) {
-      const auto [relevance, id] = scored[next];
+      const double relevance = scored[next].first;
+      const int64_t id = scored[next].second;
       auto it = std::find_if(found.begin(), found.end(),
                              [&](const ReadRow& read) { return read.row.id == id; });
       if (it != found.end()) {

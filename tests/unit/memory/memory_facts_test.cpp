@@ -133,6 +133,7 @@ void expectRankedAsIfReadWhole(MemoryRepo& repo, const std::vector<std::string>&
 
 std::vector<std::string> someQueries(Rows& rows) {
   std::vector<std::string> queries;
+  queries.reserve(30);
   for (int i = 0; i < 30; ++i) queries.push_back(rows.words(1 + i % 4));
   return queries;
 }
