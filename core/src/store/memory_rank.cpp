@@ -16,8 +16,6 @@ namespace {
 constexpr int64_t kMaxKeptId = int64_t{1} << 20;
 /// Word counts kept at most; past it they start again.
 constexpr std::size_t kMaxCountedWords = 4096;
-/// Rows above this id have no facts kept: 24 bytes a row up to it (1.5 MiB at most).
-constexpr int64_t kMaxFactsId = int64_t{1} << 16;
 
 /// What bm25() works out once per query: the mean row length and each phrase's IDF.
 struct QueryFigures {
@@ -190,7 +188,7 @@ const RowFacts* MemoryRank::facts(int64_t id) const {
 }
 
 void MemoryRank::rememberFacts(int64_t id, const RowFacts& facts) {
-  if (id < 0 || id >= kMaxFactsId || !facts.known()) return;
+  if (id < 0 || id >= kFactsIdLimit || !facts.known()) return;
   const auto at = static_cast<std::size_t>(id);
   if (at >= facts_.size()) facts_.resize(at + 1);
   facts_[at] = facts;
@@ -202,6 +200,9 @@ void MemoryRank::forgetFacts(int64_t id) {
   }
 }
 
-void MemoryRank::forgetAllFacts() { facts_.clear(); }
+void MemoryRank::forgetAllFacts() {
+  facts_.clear();
+  facts_read_ = false;
+}
 
 }  // namespace gantry::store

@@ -5,12 +5,12 @@
 /// from memory_fts_docsize, one lookup a hit: for a recall's ~110 hits at 10k rows that was
 /// ~85% of the scoring query's time. MemoryRank keeps what a recall learns between recalls:
 /// the rows each word is in (the recall's selective words, passed on as the counts), each
-/// row's length in the index, and the ranking facts of each row it read (RowFacts), so that a
-/// recall reads whole only the rows it keeps. A row's length is forgotten when this connection
-/// writes its docsize row (an update hook; a rebuild rewrites every row, and a rolled back
-/// change stays forgotten, which costs a lookup), and the word counts with it; a row's facts
-/// when this connection writes the row; everything when another connection has committed
-/// (PRAGMA data_version). Included by store/*.cpp only; used under the Store's lock.
+/// row's length in the index, and the ranking facts of every row (RowFacts, read in one pass by
+/// the first recall), so that a recall reads whole only the rows it keeps. A row's length is
+/// forgotten when this connection writes its docsize row (an update hook; a rebuild rewrites every
+/// row, and a rolled back change stays forgotten, which costs a lookup), and the word counts with
+/// it; a row's facts when this connection writes the row; everything when another connection has
+/// committed (PRAGMA data_version). Included by store/*.cpp only; used under the Store's lock.
 
 #include <cstdint>
 #include <optional>
@@ -64,20 +64,26 @@ class MemoryRank {
   std::optional<int64_t> wordRows(const std::string& word) const;
   void rememberWordRows(const std::string& word, int64_t rows);
 
-  /// The facts of memory row id as a recall read them since the row last changed; null when
-  /// not known.
+  /// The facts of memory row id as read since the row last changed; null when not known.
   const RowFacts* facts(int64_t id) const;
   void rememberFacts(int64_t id, const RowFacts& facts);
   /// Memory row id changed, or is gone.
   void forgetFacts(int64_t id);
-  /// No row's facts are known.
+  /// No row's facts are known, nor were they all read (factsRead()).
   void forgetAllFacts();
+  /// Every row's facts were read (for ids below kFactsIdLimit) since another connection last
+  /// committed; rows this connection wrote since are not known until read again.
+  bool factsRead() const { return facts_read_; }
+  void setFactsRead() { facts_read_ = true; }
+  /// Rows at or above this id have no facts kept: 24 bytes a row up to it (1.5 MiB at most).
+  static constexpr int64_t kFactsIdLimit = int64_t{1} << 16;
 
  private:
   void forgetAll();
 
   std::vector<uint16_t> lengths_;  ///< by row id; 0: not known
   std::vector<RowFacts> facts_;    ///< by row id
+  bool facts_read_ = false;
   std::unordered_map<std::string, int64_t> word_rows_;
   int64_t data_version_ = -1;
 };

@@ -241,21 +241,35 @@ const char* rowsOfIdsSql() {
   return sql.c_str();
 }
 
-// The facts of a row read by rowsOfIdsSql(); not known() for a kind not in kMemoryKinds (the
-// schema allows none).
-RowFacts factsOf(const MemoryRow& row, const Query& q) {
+// A row's facts from its columns; not known() for a kind not in kMemoryKinds (the schema
+// allows none).
+RowFacts factsOf(std::string_view kind, int64_t updated_at, int64_t expires_at, bool expires,
+                 bool superseded) {
   RowFacts facts;
-  facts.updated_at = row.updated_at;
-  const bool expires = q.integer(12) != 0;
-  const bool superseded = q.integer(13) != 0;
+  facts.updated_at = updated_at;
   facts.active_until = superseded ? std::numeric_limits<int64_t>::min()
-                       : expires  ? row.expires_at
+                       : expires  ? expires_at
                                   : std::numeric_limits<int64_t>::max();
-  const auto* kind = std::find(std::begin(kMemoryKinds), std::end(kMemoryKinds), row.kind);
-  if (kind != std::end(kMemoryKinds)) {
-    facts.kind = static_cast<uint8_t>(kind - std::begin(kMemoryKinds));
+  const auto* known = std::find(std::begin(kMemoryKinds), std::end(kMemoryKinds), kind);
+  if (known != std::end(kMemoryKinds)) {
+    facts.kind = static_cast<uint8_t>(known - std::begin(kMemoryKinds));
   }
   return facts;
+}
+
+// Every row's facts, in one pass over the table: a recall that knows them reads whole only the
+// rows it keeps. Newest first, so that the first row sizes the table of facts.
+void readAllFacts(Db& db) {
+  Query select(db.prepared,
+               "SELECT id, kind, updated_at, IFNULL(expires_at, 0), expires_at IS NOT NULL, "
+               "superseded_by IS NOT NULL FROM memory WHERE id < ? ORDER BY id DESC");
+  select.bind(MemoryRank::kFactsIdLimit);
+  while (select.step()) {
+    db.memory_rank.rememberFacts(select.integer(0),
+                                 factsOf(select.text(1), select.integer(2), select.integer(3),
+                                         select.integer(4) != 0, select.integer(5) != 0));
+  }
+  db.memory_rank.setFactsRead();
 }
 
 // An active row with only what ranking may use: its id, facts and relevance.
@@ -285,7 +299,8 @@ std::vector<ReadRow> readWhole(Db& db, const std::vector<int64_t>& ids) {
   select.bind("[" + idList(ids) + "]");  // for json_each: one statement for any number
   while (select.step()) {
     MemoryRow row = readRow(select);
-    RowFacts facts = factsOf(row, select);
+    RowFacts facts = factsOf(row.kind, row.updated_at, row.expires_at, select.integer(12) != 0,
+                             select.integer(13) != 0);
     db.memory_rank.rememberFacts(row.id, facts);
     rows.push_back({std::move(row), facts});
   }
@@ -435,6 +450,7 @@ std::vector<MemoryRow> bestScoredRows(Db& db, std::string_view query, MatchMode 
     }
     best(candidates);
   } else if (!match.expression.empty()) {
+    if (!db.memory_rank.factsRead()) readAllFacts(db);
     const auto scored = scoredHits(db.prepared, match);
     const auto want = static_cast<std::size_t>(wanted);
     candidates = firstHits(db, scored, want, now_ms, true);

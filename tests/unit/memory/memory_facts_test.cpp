@@ -1,6 +1,6 @@
-// A recall reads whole only the candidates it keeps once it knows the others' ranking facts
-// (store/memory_rank.h): what it keeps is what ranking every candidate read whole keeps, however
-// the rows changed since their facts were read.
+// A recall reads every row's ranking facts in one pass and then reads whole only the
+// candidates it keeps (store/memory_rank.h): what it keeps is what ranking every candidate read
+// whole keeps, however the rows changed since their facts were read.
 
 #include <sqlite3.h>
 
@@ -16,6 +16,7 @@
 #include "unit/memory/recall.h"
 #include "unit/memory/temp_store.h"
 
+using gantry::store::MemoryRank;
 using gantry::store::MemoryRepo;
 using gantry::store::MemoryRow;
 using gantry::store::NewMemory;
@@ -138,9 +139,10 @@ std::vector<std::string> someQueries(Rows& rows) {
   return queries;
 }
 
-/// A planted RowFacts for row id, as a recall would have kept it.
+/// A planted RowFacts for row id, as the pass over every row would have kept it.
 void plant(TempStore& temp, int64_t id, const RowFacts& facts) {
   temp.store().db().memory_rank.rememberFacts(id, facts);
+  temp.store().db().memory_rank.setFactsRead();
 }
 
 uint8_t kindIndex(const std::string& kind) {
@@ -259,4 +261,48 @@ TEST_CASE("the facts kept of a row are forgotten when it changes", "[memory]") {
   rows.other.exec("UPDATE memory SET updated_at = 1 WHERE id = " + std::to_string(rows.ids.back()));
   REQUIRE(rows.repo.search("nothing-matches-this", 10).isOk());
   for (int64_t id : rows.ids) CHECK(rank.facts(id) == nullptr);
+}
+
+TEST_CASE("a recall reads every row's facts once, and again after another connection wrote",
+          "[memory]") {
+  Rows rows;
+  for (int i = 0; i < 20; ++i) rows.put("fact");
+  auto& rank = rows.temp.store().db().memory_rank;
+  const int64_t now = nowMs();
+  auto recall = [&](const std::string& query) {
+    auto got = rows.repo.bestActive(
+        query, 10, 5, now, [now](const MemoryRow& row) { return gantry::memory::score(row, now); });
+    REQUIRE(got.isOk());
+    return got.value();
+  };
+  CHECK_FALSE(rank.factsRead());
+  recall("zeppelin");  // nothing to rank: nothing read
+  CHECK_FALSE(rank.factsRead());
+  recall("zeppelin " + kWords[0]);
+  CHECK(rank.factsRead());
+  for (int64_t id : rows.ids) CHECK(rank.facts(id) != nullptr);  // hits or not
+  // A row this connection adds is read when a recall needs it; the others stay known.
+  const int64_t added = rows.put("person");
+  CHECK(rank.facts(added) == nullptr);
+  CHECK(rank.factsRead());
+  expectRankedAsIfReadWhole(rows.repo, someQueries(rows));
+  // Another connection's write: everything is read again, as it now is.
+  rows.other.exec("UPDATE memory SET kind = 'episode' WHERE id = " + std::to_string(rows.ids[0]));
+  recall(kWords[0]);
+  CHECK(rank.factsRead());
+  REQUIRE(rank.facts(rows.ids[0]) != nullptr);
+  CHECK(rank.facts(rows.ids[0])->kind == kindIndex("episode"));
+  for (int64_t id : rows.ids) CHECK(rank.facts(id) != nullptr);  // the added row among them
+  // Rows past the ids kept have no facts kept, and are recalled all the same.
+  const int64_t far = MemoryRank::kFactsIdLimit + 10;
+  rows.other.exec(
+      "INSERT INTO memory(id, kind, subject, content, source, confidence, created_at, "
+      "updated_at) VALUES (" +
+      std::to_string(far) + ", 'fact', 'zeppelin', 'a zeppelin over the harbour', 'chat', 1.0, " +
+      std::to_string(now) + ", " + std::to_string(now) + ")");
+  const auto found = recall("zeppelin");
+  CHECK(rank.facts(far) == nullptr);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].id == far);
+  CHECK(found[0].content == "a zeppelin over the harbour");
 }
