@@ -190,7 +190,11 @@ const RowFacts* MemoryRank::facts(int64_t id) const {
 void MemoryRank::rememberFacts(int64_t id, const RowFacts& facts) {
   if (id < 0 || id >= kFactsIdLimit || !facts.known()) return;
   const auto at = static_cast<std::size_t>(id);
-  if (at >= facts_.size()) facts_.resize(at + 1);
+  if (at >= facts_.size()) {
+    // Rows are added one at a time: a sixteenth of room, not the vector's doubling.
+    if (at >= facts_.capacity()) facts_.reserve(at + 1 + at / 16);
+    facts_.resize(at + 1);
+  }
   facts_[at] = facts;
 }
 
