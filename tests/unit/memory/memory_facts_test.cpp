@@ -2,8 +2,6 @@
 // candidates it keeps (store/memory_rank.h): what it keeps is what ranking every candidate read
 // whole keeps, however the rows changed since their facts were read.
 
-#include <sqlite3.h>
-
 #include <catch2/catch.hpp>
 #include <limits>
 #include <random>
@@ -13,6 +11,7 @@
 #include "memory/ranking.h"
 #include "store/db.h"
 #include "store/memory_repo.h"
+#include "unit/memory/other_connection.h"
 #include "unit/memory/recall.h"
 #include "unit/memory/temp_store.h"
 
@@ -22,6 +21,7 @@ using gantry::store::MemoryRow;
 using gantry::store::NewMemory;
 using gantry::store::nowMs;
 using gantry::store::RowFacts;
+using gantry::testing::OtherConnection;
 using gantry::testing::TempStore;
 
 namespace {
@@ -30,29 +30,6 @@ const std::vector<std::string> kWords = {"harbour", "lamp",  "violin", "garden",
                                          "river",   "bread", "letter", "stone",  "window",
                                          "cello",   "paper", "orange", "bridge", "candle"};
 const std::vector<std::string> kKinds = {"fact", "preference", "person", "episode", "insight"};
-
-/// Another connection to the store's file, for writes this connection does not see made.
-class OtherConnection {
- public:
-  explicit OtherConnection(const std::string& path) {
-    REQUIRE(sqlite3_open(path.c_str(), &db_) == SQLITE_OK);
-    sqlite3_busy_timeout(db_, 5000);
-  }
-  ~OtherConnection() { sqlite3_close(db_); }
-  OtherConnection(const OtherConnection&) = delete;
-  OtherConnection& operator=(const OtherConnection&) = delete;
-
-  void exec(const std::string& sql) {
-    char* error = nullptr;
-    const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error);
-    INFO((error != nullptr ? error : ""));
-    sqlite3_free(error);
-    REQUIRE(rc == SQLITE_OK);
-  }
-
- private:
-  sqlite3* db_ = nullptr;
-};
 
 struct Rows {
   TempStore temp;

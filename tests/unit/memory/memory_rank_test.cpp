@@ -9,6 +9,7 @@
 
 #include "store/maintenance.h"
 #include "store/memory_repo.h"
+#include "unit/memory/other_connection.h"
 #include "unit/memory/recall.h"
 #include "unit/memory/temp_store.h"
 
@@ -24,20 +25,14 @@ namespace {
 
 /// A second connection to the store's file: FTS5's bm25 as the reference, and another
 /// writer.
-class Reference {
+class Reference : public gantry::testing::OtherConnection {
  public:
-  explicit Reference(const std::string& path) {
-    REQUIRE(sqlite3_open(path.c_str(), &db_) == SQLITE_OK);
-    sqlite3_busy_timeout(db_, 5000);
-  }
-  ~Reference() { sqlite3_close(db_); }
-  Reference(const Reference&) = delete;
-  Reference& operator=(const Reference&) = delete;
+  using OtherConnection::OtherConnection;
 
   /// -bm25(memory_fts, 2.0, 1.0) of every hit of the query of words, by row id.
   std::map<int64_t, double> scores(const std::string& words, MatchMode mode = MatchMode::kAnyWord) {
     sqlite3_stmt* q = nullptr;
-    REQUIRE(sqlite3_prepare_v2(db_,
+    REQUIRE(sqlite3_prepare_v2(handle(),
                                "SELECT rowid, -bm25(memory_fts, 2.0, 1.0) FROM memory_fts "
                                "WHERE memory_fts MATCH ?",
                                -1, &q, nullptr) == SQLITE_OK);
@@ -49,17 +44,6 @@ class Reference {
     sqlite3_finalize(q);
     return out;
   }
-
-  void exec(const std::string& sql) {
-    char* error = nullptr;
-    const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error);
-    INFO((error != nullptr ? error : ""));
-    sqlite3_free(error);
-    REQUIRE(rc == SQLITE_OK);
-  }
-
- private:
-  sqlite3* db_ = nullptr;
 };
 
 int64_t put(MemoryRepo& repo, const std::string& subject, const std::string& content) {
