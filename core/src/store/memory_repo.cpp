@@ -433,7 +433,7 @@ bool completeRows(Db& db, std::vector<Candidate>& candidates) {
 }
 
 // The `keep` best by score of the first `wanted` active hits for query, whole, best first.
-// Only the kept rows are read whole when the others' facts are known.
+// The first recall with hits to rank reads every row's facts; then only the kept rows are read.
 std::vector<MemoryRow> bestScoredRows(Db& db, std::string_view query, MatchMode mode, int wanted,
                                       int keep, int64_t now_ms, const MemoryScore& score) {
   auto best = [&](std::vector<Candidate>& candidates) {

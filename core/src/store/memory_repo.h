@@ -93,8 +93,8 @@ class MemoryRepo {
   /// content), whole, best score first (ties: the newer row). kAnyWord keeps only the query's
   /// informative words (rarest first, matching at most 200 rows together; a lone common word
   /// gives its newest rows, relevance 0), so the cost does not grow with the table; kAllWords
-  /// requires every word. A candidate whose ranking facts an earlier recall read (and that has
-  /// not changed since) is read whole only when it is kept.
+  /// requires every word. The candidates are ranked by the facts kept of every row (read in one
+  /// pass by the first recall, store/memory_rank.h): only the kept ones are read whole.
   Result<std::vector<MemoryRow>> bestActive(std::string_view query, int candidates, int keep,
                                             int64_t now_ms, const MemoryScore& score,
                                             MatchMode mode = MatchMode::kAnyWord);
