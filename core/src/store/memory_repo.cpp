@@ -308,11 +308,10 @@ std::vector<ReadRow> readWhole(Db& db, const std::vector<int64_t>& ids) {
 }
 
 // A hit on its way out of a recall: its row whole, or, when its facts were known, only what
-// ranking may use.
+// ranking may use, with the facts it was chosen by.
 struct Candidate {
   MemoryRow row;
-  bool whole = false;
-  RowFacts facts;  ///< what it was chosen by
+  std::optional<RowFacts> unread;  ///< set while only the facts are in row
 };
 
 // The first `wanted` of the scored hits whose rows are active at active_at (every hit when
@@ -342,12 +341,12 @@ std::vector<Candidate> firstHits(Db& db, const std::vector<std::pair<double, int
       if (it != found.end()) {
         if (!kept(it->facts)) continue;
         it->row.relevance = relevance;
-        out.push_back({std::move(it->row), true, it->facts});
+        out.push_back({std::move(it->row), std::nullopt});
         continue;
       }
       const RowFacts* facts = use_facts ? db.memory_rank.facts(id) : nullptr;
       if (facts == nullptr || !kept(*facts)) continue;  // a hit without a row, or not active
-      out.push_back({rowOfFacts(id, *facts, relevance), false, *facts});
+      out.push_back({rowOfFacts(id, *facts, relevance), *facts});
     }
   }
   return out;
@@ -416,18 +415,18 @@ void sortByScore(std::vector<Candidate>& candidates, const MemoryScore& score) {
 bool completeRows(Db& db, std::vector<Candidate>& candidates) {
   std::vector<int64_t> ids;
   for (const auto& candidate : candidates) {
-    if (!candidate.whole) ids.push_back(candidate.row.id);
+    if (candidate.unread) ids.push_back(candidate.row.id);
   }
   std::vector<ReadRow> found = readWhole(db, ids);
   if (found.size() != ids.size()) return false;
   for (auto& candidate : candidates) {
-    if (candidate.whole) continue;
+    if (!candidate.unread) continue;
     auto it = std::find_if(found.begin(), found.end(),
                            [&](const ReadRow& read) { return read.row.id == candidate.row.id; });
-    if (it == found.end() || !(it->facts == candidate.facts)) return false;
+    if (it == found.end() || !(it->facts == *candidate.unread)) return false;
     it->row.relevance = candidate.row.relevance;
     candidate.row = std::move(it->row);
-    candidate.whole = true;
+    candidate.unread.reset();
   }
   return true;
 }
@@ -446,7 +445,7 @@ std::vector<MemoryRow> bestScoredRows(Db& db, std::string_view query, MatchMode 
   std::vector<Candidate> candidates;
   if (match.broad) {
     for (auto& row : newestRows(db.prepared, match, wanted, now_ms)) {
-      candidates.push_back({std::move(row), true, {}});
+      candidates.push_back({std::move(row), std::nullopt});
     }
     best(candidates);
   } else if (!match.expression.empty()) {
