@@ -195,7 +195,7 @@ void turns(const gantry::e2e::Env& env, const FakeOpenAiServer& llm, const std::
   if (!g.waitForLog("\"msg\":\"ready\"", 30s)) return;
   const double boot_cpu_ms = threadsCpuMs(g.pid());
   const double handled_before = llm.handlingMs();
-  const std::size_t requests_before = llm.requests().size();
+  const std::size_t requests_before = llm.requestCount();
   auto start = Clock::now();
   g.write(input);
   g.closeInput();
@@ -215,8 +215,7 @@ void turns(const gantry::e2e::Env& env, const FakeOpenAiServer& llm, const std::
   std::printf("%d turns: gantry CPU %.2f ms/turn (model client included, boot excluded)\n", n,
               reaped_ms / n);
   std::printf("after the last reply: exit in %.0f ms\n", ms(exited - replied));
-  auto requests = llm.requests();
-  requests.erase(requests.begin(), requests.begin() + static_cast<std::ptrdiff_t>(requests_before));
+  const auto requests = llm.requests(requests_before);
   std::printf(
       "%d turns: exchange floor %.2f ms/turn (their %zu requests sent again by a bare "
       "client, beyond the model's time)\n",

@@ -1,5 +1,6 @@
 #include "fake_openai_server.h"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -265,9 +266,15 @@ double FakeOpenAiServer::handlingMs() const {
   return state_->handling_ms;
 }
 
-std::vector<std::string> FakeOpenAiServer::requests() const {
+std::vector<std::string> FakeOpenAiServer::requests(std::size_t from) const {
   std::lock_guard lock(state_->mutex);
-  return state_->requests;
+  const auto& all = state_->requests;
+  return {all.begin() + static_cast<std::ptrdiff_t>(std::min(from, all.size())), all.end()};
+}
+
+std::size_t FakeOpenAiServer::requestCount() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->requests.size();
 }
 
 }  // namespace gantry::testing

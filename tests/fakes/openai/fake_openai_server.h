@@ -85,8 +85,10 @@ class FakeOpenAiServer {
   std::uint16_t port() const;
   /// http://127.0.0.1:<port>/v1
   std::string baseUrl() const;
-  /// Bodies of the chat-completions requests received so far, in order.
-  std::vector<std::string> requests() const;
+  /// Bodies of the chat-completions requests received so far, in order, from the from-th on.
+  std::vector<std::string> requests(std::size_t from = 0) const;
+  /// How many chat-completions requests were received so far.
+  std::size_t requestCount() const;
   /// TCP connections accepted so far (keep-alive reuse shows as fewer than requests).
   int connections() const;
   /// Connections open right now.
