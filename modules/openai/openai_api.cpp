@@ -114,11 +114,8 @@ void writeToolArray(Writer& w, const std::vector<ToolSchema>& tools) {
     writeField(w, "name", tool.name);
     writeField(w, "description", tool.description);
     w.Key("parameters");
-    if (tool.parameters_json.empty()) {
-      w.RawValue(kEmptyParameters.data(), kEmptyParameters.size(), rapidjson::kObjectType);
-    } else {
-      w.RawValue(tool.parameters_json.data(), tool.parameters_json.size(), rapidjson::kObjectType);
-    }
+    w.Raw(tool.parameters_json.empty() ? kEmptyParameters : tool.parameters_json,
+          rapidjson::kObjectType);
     w.EndObject();
     w.EndObject();
   }
@@ -223,8 +220,7 @@ Result<std::string_view> encodeRequest(const ChatRequest& request, const Request
   if (request.tools && !request.tools->empty()) {
     w.Key("tools");
     if (options.encoded_tools != nullptr) {
-      w.RawValue(options.encoded_tools->data(), options.encoded_tools->size(),
-                 rapidjson::kArrayType);
+      w.Raw(*options.encoded_tools, rapidjson::kArrayType);
     } else {
       writeToolArray(w, *request.tools);
     }

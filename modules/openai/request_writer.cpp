@@ -1,5 +1,6 @@
 #include "request_writer.h"
 
+#include <cstring>
 #include <tuple>
 #include <utility>
 
@@ -86,6 +87,12 @@ bool RequestWriter::Text(std::string_view text) {
   os_->Put('"');
   appendEscaped(*os_, text);
   os_->Put('"');
+  return EndValue(true);
+}
+
+bool RequestWriter::Raw(std::string_view json, rapidjson::Type type) {
+  Prefix(type);
+  if (!json.empty()) std::memcpy(os_->Push(json.size()), json.data(), json.size());
   return EndValue(true);
 }
 

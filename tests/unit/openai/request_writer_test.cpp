@@ -100,3 +100,39 @@ TEST_CASE("text longer than a chunk is escaped whole, escapes at its edges inclu
   for (std::size_t at : {0, 4095, 4096, 8191, 8192, 8199}) quotes_at_edges[at] = '"';
   CHECK(written(quotes_at_edges) == writtenByRapidJson(quotes_at_edges));
 }
+
+TEST_CASE("Raw values sit in objects and arrays like RawValue values", "[openai]") {
+  auto write = [](auto& w) {
+    w.StartObject();
+    w.Key("tools");
+    w.StartArray();
+    w.StartObject();
+    w.Key("parameters");
+    return 0;
+  };
+  const std::string schema = R"({"type":"object","properties":{"q":{"type":"string"}}})";
+  rapidjson::StringBuffer ours_out, theirs_out;
+  RequestWriter ours(ours_out);
+  rapidjson::Writer<rapidjson::StringBuffer> theirs(theirs_out);
+  write(ours);
+  write(theirs);
+  ours.Raw(schema, rapidjson::kObjectType);
+  theirs.RawValue(schema.data(), schema.size(), rapidjson::kObjectType);
+  ours.EndObject();
+  theirs.EndObject();
+  ours.Raw("[]", rapidjson::kArrayType);  // an element after an element: the comma
+  theirs.RawValue("[]", 2, rapidjson::kArrayType);
+  ours.EndArray();
+  theirs.EndArray();
+  ours.Key("n");
+  theirs.Key("n");
+  ours.Raw("1", rapidjson::kNumberType);
+  theirs.RawValue("1", 1, rapidjson::kNumberType);
+  ours.EndObject();
+  theirs.EndObject();
+  REQUIRE(ours.IsComplete());
+  CHECK(std::string(ours_out.GetString(), ours_out.GetSize()) ==
+        std::string(theirs_out.GetString(), theirs_out.GetSize()));
+  CHECK(std::string(ours_out.GetString(), ours_out.GetSize()) ==
+        R"({"tools":[{"parameters":)" + schema + R"(},[]],"n":1})");
+}
