@@ -124,8 +124,7 @@ class ChatService::Worker {
 
   bool idle() {
     std::lock_guard lock(mutex_);
-    return !current_ && !busy_ && bubbles_.empty() && scheduled_.empty() && !reset_ && !resume_ &&
-           !redeliver_;
+    return idleLocked();
   }
 
   void cancelCurrent() {
@@ -188,8 +187,15 @@ class ChatService::Worker {
         lock.lock();
       }
       busy_ = false;
-      s_.cv_idle_.notify_all();
+      // Only a worker with nothing left to do can end a wait for all of them (a message
+      // queued behind this one would wake the waiter for nothing, once a turn).
+      if (idleLocked()) s_.cv_idle_.notify_all();
     }
+  }
+
+  bool idleLocked() const {
+    return !current_ && !busy_ && bubbles_.empty() && scheduled_.empty() && !reset_ && !resume_ &&
+           !redeliver_;
   }
 
   /// Going idle: the messages recorded since are indexed for `gantry search`
