@@ -42,7 +42,7 @@ fi
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 echo "Machine: $(nproc) cores, ${cpu}, Linux $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at the start; $(date -u +%Y-%m-%d)."
 echo
-echo "| build | start, exec → ready (median of $starts) | CPU to ready | host overhead per turn, wall − model (gantry CPU) | private memory per extra instance | RSS growth, turns $turns → $((3 * turns)) | memory_recall p50, $((rows / 1000))k rows | idle wakeups per minute |"
+echo "| build | start, exec → ready (median of $starts) | CPU to ready | host overhead per turn, wall − model: median, mean (gantry CPU) | private memory per extra instance | RSS growth, turns $turns → $((3 * turns)) | memory_recall p50, $((rows / 1000))k rows | idle wakeups per minute |"
 echo "|---|---|---|---|---|---|---|---|"
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f×", a / b; else printf "—" }'; }
@@ -64,11 +64,12 @@ for dir in "${dirs[@]}"; do
   host=$(sed -n 's/.*host overhead \([0-9.]*\) ms\/turn.*/\1/p' <<<"$host_out")
   host_cpu=$(sed -n 's/.*gantry CPU \([0-9.]*\) ms\/turn.*/\1/p' <<<"$host_out")
   host_floor=$(sed -n 's/.*exchange floor \([0-9.]*\) ms\/turn.*/\1/p' <<<"$host_out")
+  host_median=$(sed -n 's/.*host overhead a turn, median \([0-9.]*\) ms.*/\1/p' <<<"$host_out")
   recall=$("$dir/bench/memory/bench_memory" "$rows" | awk '$2 == "recall" { print $4 }')
-  printf '| %s | %s | %s | %s / %s ms (%s; CPU %s ms) | %s | %s / %s KiB | %s ms | %s |\n' "$type" \
+  printf '| %s | %s | %s | median %s ms; mean %s / %s ms (%s; CPU %s ms) | %s | %s / %s KiB | %s ms | %s |\n' "$type" \
     "$(pair "${m[start_ms.gantry]}" "${m[start_ms.floor]}" ms 1)" \
     "$(pair "${m[start_cpu_ms.gantry]}" "${m[start_cpu_ms.floor]}" ms 1)" \
-    "${host:-?}" "${host_floor:-?}" "$(ratio "${host:-0}" "${host_floor:-0}")" "${host_cpu:-?}" \
+    "${host_median:-?}" "${host:-?}" "${host_floor:-?}" "$(ratio "${host:-0}" "${host_floor:-0}")" "${host_cpu:-?}" \
     "$(pair "${m[private_kib.gantry]}" "${m[private_kib.floor]}" MiB 1024); as packaged $(pair "${m[packaged_private_kib.gantry]:-0}" "${m[packaged_private_kib.floor]:-0}" MiB 1024)" \
     "${m[rss_growth_kib.gantry]%.*}" "${m[rss_growth_kib.floor]%.*}" \
     "${recall:-?}" \
@@ -83,6 +84,8 @@ echo "growth includes the resident pages of the memory-mapped database, which gr
 echo "wakeups: context switches of all threads over ${idle} s, per minute. Host overhead: $host_turns piped"
 echo "turns, to the last reply, against a fake model that answers at once, with 50 tool schemas, 10k"
 echo "memory rows and a 200-message history (bench_host); the model's part is the fake's own time"
-echo "handling the requests. Its floor: the same requests sent again by a client that does nothing"
-echo "else, less the fake's time (the loopback exchange). The CPU figure includes what follows the"
-echo "last reply (the end of input)."
+echo "handling the requests. The median is of each turn's own figure (from the reply before it to its"
+echo "own); the mean, all turns' wall time less the model's over their number, also counts the turns"
+echo "that fold the history. Its floor: the same requests sent again by a client that does nothing"
+echo "else, less the fake's time (the loopback exchange), a mean; the ratio is of the means. The CPU"
+echo "figure includes what follows the last reply (the end of input)."

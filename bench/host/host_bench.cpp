@@ -4,7 +4,8 @@
 //   - per-turn wall time minus the time the model calls took, over 1,000 turns, under the
 //     conditions of a used instance: 50 MCP tool schemas published eagerly (five
 //     bench_tokens servers of ten tools, bench/tokens/servers.json), 10,000 memory rows, and
-//     the history at its bound (HISTORY_MAX_MESSAGES=200) from the first measured turn
+//     the history at its bound (HISTORY_MAX_MESSAGES=200) from the first measured turn; the
+//     mean over the turns, and the median and 90th percentile of each turn's own figure
 //   - the CPU time gantry's threads spent per turn (getrusage of the reaped child, less what
 //     boot had used), which a loaded machine inflates far less than wall time
 //   - the exchange floor: the turns' requests sent again by a client that does nothing else,
@@ -155,6 +156,38 @@ std::string lines(gantry::bench::Words& words, int n) {
   return input;
 }
 
+/// Each turn's host overhead in milliseconds: from the reply before it (the first turn: from
+/// start) to the arrival of its own reply on stdout, less the fake's time on the requests that
+/// ended in between. Two replies read at once make one turn's figure 0 and the next one's the
+/// two turns' (the mean is unchanged).
+std::vector<double> turnOverheadsMs(const GantryProcess& g, Clock::time_point start,
+                                    const std::vector<FakeOpenAiServer::Handling>& handlings) {
+  const std::string out = g.out();
+  const std::string_view end_mark = kReplyEnd;
+  std::vector<double> overheads;
+  Clock::time_point from = start;
+  std::size_t next = 0;  // handlings end in order: one request at a time
+  for (auto at = out.find(end_mark); at != std::string::npos; at = out.find(end_mark, at + 1)) {
+    const Clock::time_point replied = g.outputArrivedBy(at + end_mark.size());
+    double model_ms = 0;
+    for (; next < handlings.size() && handlings[next].end <= replied; ++next) {
+      if (handlings[next].end > from) model_ms += handlings[next].ms;
+    }
+    overheads.push_back(std::chrono::duration<double, std::milli>(replied - from).count() -
+                        model_ms);
+    from = replied;
+  }
+  return overheads;
+}
+
+/// The q-quantile (0..1) of values, nearest rank.
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  const auto at = static_cast<std::size_t>(q * static_cast<double>(values.size() - 1) + 0.5);
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(at), values.end());
+  return values[at];
+}
+
 /// The least the given requests cost beyond the model's own time: each sent again as the fake
 /// received it by a client that does nothing else, on one kept-alive connection as gantry
 /// sends them (gantry's LowLatencySession: the header, then the body in one write,
@@ -212,6 +245,9 @@ void turns(const gantry::e2e::Env& env, const FakeOpenAiServer& llm, const std::
   const double wall_ms = ms(replied - start);
   std::printf("%d turns: wall %.1f ms/turn, model %.2f ms/turn, host overhead %.2f ms/turn\n", n,
               wall_ms / n, model_ms / n, (wall_ms - model_ms) / n);
+  const auto each = turnOverheadsMs(g, start, llm.handlings());
+  std::printf("%d turns: host overhead a turn, median %.2f ms, 90th percentile %.2f ms\n", n,
+              quantile(each, 0.5), quantile(each, 0.9));
   std::printf("%d turns: gantry CPU %.2f ms/turn (model client included, boot excluded)\n", n,
               reaped_ms / n);
   std::printf("after the last reply: exit in %.0f ms\n", ms(exited - replied));

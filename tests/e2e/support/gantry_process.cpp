@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -104,6 +105,7 @@ Capture::Capture(Poco::Pipe& pipe)
           std::lock_guard lock(mutex_);
           text_.append(buf, static_cast<std::size_t>(n));
           last_added_ = Clock::now();
+          arrivals_.emplace_back(text_.size(), last_added_);
         }
       }) {}
 
@@ -121,6 +123,13 @@ std::string Capture::text() const {
 Clock::time_point Capture::lastAdded() const {
   std::lock_guard lock(mutex_);
   return last_added_;
+}
+
+Clock::time_point Capture::arrivedBy(std::size_t length) const {
+  std::lock_guard lock(mutex_);
+  auto it = std::lower_bound(arrivals_.begin(), arrivals_.end(), length,
+                             [](const auto& arrival, std::size_t n) { return arrival.first < n; });
+  return it == arrivals_.end() ? Clock::time_point{} : it->second;
 }
 
 GantryProcess::GantryProcess(const Env& env, const std::vector<std::string>& args) {

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace gantry::e2e {
@@ -48,6 +49,9 @@ class Capture {
   std::string text() const;
   /// When text was last added to (the clock's epoch before any).
   std::chrono::steady_clock::time_point lastAdded() const;
+  /// When the text's first `length` bytes had all arrived (the clock's epoch if they have
+  /// not).
+  std::chrono::steady_clock::time_point arrivedBy(std::size_t length) const;
   void join();
 
  private:
@@ -55,6 +59,8 @@ class Capture {
   mutable std::mutex mutex_;
   std::string text_;
   std::chrono::steady_clock::time_point last_added_;
+  /// The text's length after each read, and when that read returned.
+  std::vector<std::pair<std::size_t, std::chrono::steady_clock::time_point>> arrivals_;
   std::thread thread_;
 };
 
@@ -80,6 +86,10 @@ class GantryProcess {
   std::string out() const { return out_->text(); }
   /// When stdout last had output.
   std::chrono::steady_clock::time_point lastOutputAt() const { return out_->lastAdded(); }
+  /// When stdout's first `length` bytes had all arrived.
+  std::chrono::steady_clock::time_point outputArrivedBy(std::size_t length) const {
+    return out_->arrivedBy(length);
+  }
   std::string err() const { return err_->text(); }
   int pid() const { return static_cast<int>(handle_->id()); }
   /// A "kB" field of /proc/PID/status (VmRSS, VmHWM); 0 once the process is gone.

@@ -28,6 +28,7 @@ struct FakeOpenAiServer::State {
   std::uint16_t port = 0;
   int served = 0;
   double handling_ms = 0;
+  std::vector<FakeOpenAiServer::Handling> handlings;
 
   /// Sleeps up to ms; returns early (false) when the server is stopping.
   bool sleepFor(int ms) {

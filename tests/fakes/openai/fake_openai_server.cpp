@@ -47,10 +47,11 @@ class ChatHandler final : public Poco::Net::HTTPRequestHandler {
       route(request, response);
     } catch (const std::exception&) {  // the client went away mid-reply; nothing to tell
     }
-    const std::chrono::duration<double, std::milli> spent =
-        std::chrono::steady_clock::now() - start;
+    const auto end = std::chrono::steady_clock::now();
+    const std::chrono::duration<double, std::milli> spent = end - start;
     std::lock_guard lock(state_->mutex);
     state_->handling_ms += spent.count();
+    state_->handlings.push_back({end, spent.count()});
   }
 
  private:
@@ -264,6 +265,11 @@ int FakeOpenAiServer::openConnections() const { return server_->currentConnectio
 double FakeOpenAiServer::handlingMs() const {
   std::lock_guard lock(state_->mutex);
   return state_->handling_ms;
+}
+
+std::vector<FakeOpenAiServer::Handling> FakeOpenAiServer::handlings() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->handlings;
 }
 
 std::vector<std::string> FakeOpenAiServer::requests(std::size_t from) const {

@@ -3,6 +3,7 @@
 /// and SSE streaming) with scripted replies, for unit tests (in process) and end-to-end tests
 /// and benchmarks (through the fake_openai executable).
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -96,6 +97,13 @@ class FakeOpenAiServer {
   /// Milliseconds spent handling requests so far, from a request's headers to its reply's
   /// last byte: the model's share of a client's wall time, to sub-millisecond precision.
   double handlingMs() const;
+  /// One request's handling, as handlingMs() counts it.
+  struct Handling {
+    std::chrono::steady_clock::time_point end;
+    double ms = 0;
+  };
+  /// Every request handled so far, in the order they ended.
+  std::vector<Handling> handlings() const;
 
  private:
   std::shared_ptr<State> state_;
