@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -183,7 +184,7 @@ std::vector<double> turnOverheadsMs(const GantryProcess& g, Clock::time_point st
 /// The q-quantile (0..1) of values, nearest rank.
 double quantile(std::vector<double> values, double q) {
   if (values.empty()) return 0;
-  const auto at = static_cast<std::size_t>(q * static_cast<double>(values.size() - 1) + 0.5);
+  const auto at = static_cast<std::size_t>(std::lround(q * static_cast<double>(values.size() - 1)));
   std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(at), values.end());
   return values[at];
 }
