@@ -102,20 +102,19 @@ TEST_CASE("text longer than a chunk is escaped whole, escapes at its edges inclu
 }
 
 TEST_CASE("Raw values sit in objects and arrays like RawValue values", "[openai]") {
-  auto write = [](auto& w) {
+  auto open = [](auto& w) {  // {"tools":[{"parameters":
     w.StartObject();
     w.Key("tools");
     w.StartArray();
     w.StartObject();
     w.Key("parameters");
-    return 0;
   };
   const std::string schema = R"({"type":"object","properties":{"q":{"type":"string"}}})";
   rapidjson::StringBuffer ours_out, theirs_out;
   RequestWriter ours(ours_out);
   rapidjson::Writer<rapidjson::StringBuffer> theirs(theirs_out);
-  write(ours);
-  write(theirs);
+  open(ours);
+  open(theirs);
   ours.Raw(schema, rapidjson::kObjectType);
   theirs.RawValue(schema.data(), schema.size(), rapidjson::kObjectType);
   ours.EndObject();
