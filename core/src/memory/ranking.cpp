@@ -45,18 +45,9 @@ double ceilingWithoutRelevance(const std::vector<std::string>& kinds) {
 }
 
 void rank(std::vector<store::MemoryRow>& rows, int64_t now_ms, std::size_t limit) {
-  std::vector<std::pair<double, std::size_t>> order;
-  order.reserve(rows.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) order.emplace_back(score(rows[i], now_ms), i);
-  std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
-    if (a.first != b.first) return a.first > b.first;
-    return rows[a.second].id > rows[b.second].id;
-  });
-  std::vector<store::MemoryRow> ranked;
-  for (std::size_t i = 0; i < order.size() && i < limit; ++i) {
-    ranked.push_back(std::move(rows[order[i].second]));
-  }
-  rows = std::move(ranked);
+  store::keepBestScored(
+      rows, limit, [](const store::MemoryRow& row) -> const store::MemoryRow& { return row; },
+      [now_ms](const store::MemoryRow& row) { return score(row, now_ms); });
 }
 
 // Built in one string: a character at a time it was 2% of a turn's instructions (bench_host).

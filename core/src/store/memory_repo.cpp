@@ -393,23 +393,6 @@ std::vector<MemoryRow> matchingRows(Db& db, std::string_view query, MatchMode mo
   return rows;
 }
 
-// Best first by score, ties to the newer row, as memory::rank orders them.
-void sortByScore(std::vector<Candidate>& candidates, const MemoryScore& score) {
-  std::vector<std::pair<double, std::size_t>> order;
-  order.reserve(candidates.size());
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    order.emplace_back(score(candidates[i].row), i);
-  }
-  std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
-    if (a.first != b.first) return a.first > b.first;
-    return candidates[a.second].row.id > candidates[b.second].row.id;
-  });
-  std::vector<Candidate> sorted;
-  sorted.reserve(candidates.size());
-  for (const auto& [s, i] : order) sorted.push_back(std::move(candidates[i]));
-  candidates = std::move(sorted);
-}
-
 // Reads whole the candidates that are not; false when a row is gone or holds other facts
 // than it was chosen by (then the facts kept were wrong, and are all forgotten).
 bool completeRows(Db& db, std::vector<Candidate>& candidates) {
@@ -436,8 +419,9 @@ bool completeRows(Db& db, std::vector<Candidate>& candidates) {
 std::vector<MemoryRow> bestScoredRows(Db& db, std::string_view query, MatchMode mode, int wanted,
                                       int keep, int64_t now_ms, const MemoryScore& score) {
   auto best = [&](std::vector<Candidate>& candidates) {
-    sortByScore(candidates, score);
-    candidates.resize(std::min(candidates.size(), static_cast<std::size_t>(keep)));
+    keepBestScored(
+        candidates, static_cast<std::size_t>(keep),
+        [](const Candidate& candidate) -> const MemoryRow& { return candidate.row; }, score);
   };
   Transaction reads(db);
   db.memory_rank.refresh(db.prepared);  // its PRAGMA starts the read: the snapshot it checks

@@ -3,11 +3,13 @@
 /// by triggers) and memory_conflicts. Every method takes the store's lock; failures come back
 /// as Status values naming the operation.
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gantry/status.h"
@@ -46,6 +48,26 @@ struct MemoryRow {
 /// Scores a candidate of a recall, higher first, from what ranking may use of it: id, kind,
 /// updated_at, expires_at, superseded_by and relevance (its text may not be read yet).
 using MemoryScore = std::function<double(const MemoryRow&)>;
+
+/// Orders items best first by the score of their rows, ties to the newer row (the higher id),
+/// and keeps the first `keep`: the one order of a recall's ranking (memory::rank's too).
+/// row_of(item) is the item's MemoryRow.
+template <class Item, class RowOf, class Score>
+void keepBestScored(std::vector<Item>& items, std::size_t keep, RowOf row_of, const Score& score) {
+  std::vector<std::pair<double, std::size_t>> order;
+  order.reserve(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) order.emplace_back(score(row_of(items[i])), i);
+  std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first > b.first;
+    return row_of(items[a.second]).id > row_of(items[b.second]).id;
+  });
+  std::vector<Item> best;
+  best.reserve(std::min(keep, items.size()));
+  for (std::size_t i = 0; i < order.size() && i < keep; ++i) {
+    best.push_back(std::move(items[order[i].second]));
+  }
+  items = std::move(best);
+}
 
 /// A row to insert; created_at/updated_at are set by the repository.
 struct NewMemory {
