@@ -27,7 +27,6 @@ struct FakeOpenAiServer::State {
   std::string api_key;
   std::uint16_t port = 0;
   int served = 0;
-  double handling_ms = 0;
   std::vector<FakeOpenAiServer::Handling> handlings;
 
   /// Sleeps up to ms; returns early (false) when the server is stopping.

@@ -50,7 +50,6 @@ class ChatHandler final : public Poco::Net::HTTPRequestHandler {
     const auto end = std::chrono::steady_clock::now();
     const std::chrono::duration<double, std::milli> spent = end - start;
     std::lock_guard lock(state_->mutex);
-    state_->handling_ms += spent.count();
     state_->handlings.push_back({end, spent.count()});
   }
 
@@ -264,7 +263,9 @@ int FakeOpenAiServer::openConnections() const { return server_->currentConnectio
 
 double FakeOpenAiServer::handlingMs() const {
   std::lock_guard lock(state_->mutex);
-  return state_->handling_ms;
+  double ms = 0;
+  for (const auto& handling : state_->handlings) ms += handling.ms;
+  return ms;
 }
 
 std::vector<FakeOpenAiServer::Handling> FakeOpenAiServer::handlings() const {
