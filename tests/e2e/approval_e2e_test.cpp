@@ -52,7 +52,7 @@ struct Fixture {
     telegram.start();
     llm.requireApiKey(kLlmKey);
     base = gantry::e2e::stdioEnv(workspace, llm.port());
-    workspace.write("vault.key", std::string(32, 'v'));
+    workspace.writePrivate("vault.key", std::string(32, 'v'));
     base["GANTRY_VAULT_KEY_FILE"] = workspace.path() + "/vault.key";
     REQUIRE(runGantry(base, telegram.token() + "\n", {"secret", "set", "bot_token"}).code == 0);
     REQUIRE(runGantry(base, std::string(kLlmKey) + "\n", {"secret", "set", "llm_key"}).code == 0);

@@ -92,7 +92,7 @@ TEST_CASE("no byte gantry writes anywhere holds a secret in any common encoding"
   llm.requireApiKey(kLlmKey);
   Workspace ws("redaction-sweep");
   Env base = gantry::e2e::stdioEnv(ws, llm.port());
-  ws.write("vault.key", std::string(32, 's'));
+  ws.writePrivate("vault.key", std::string(32, 's'));
   base["GANTRY_VAULT_KEY_FILE"] = ws.path() + "/vault.key";
   REQUIRE(runGantry(base, telegram.token() + "\n", {"secret", "set", "bot_token"}).code == 0);
   REQUIRE(runGantry(base, std::string(kLlmKey) + "\n", {"secret", "set", "llm_key"}).code == 0);

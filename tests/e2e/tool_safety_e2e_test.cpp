@@ -108,7 +108,9 @@ TEST_CASE("a full turn reads a file through the real server-filesystem, name rep
   ws.write("files/note.txt", "the secret word is gantry\n");
   std::string path = ws.path() + "/files/note.txt";
   ws.write("mcp.toml", "[[server]]\nname = \"fs\"\ncommand = \"" + gantry::testing::peers::node() +
-                           "\"\nargs = [\"" + script + "\", \"" + ws.path() + "/files\"]\n");
+                           "\"\nargs = [\"" + script + "\", \"" + ws.path() +
+                           "/files\"]\nsandbox = { read = [\"" + gantry::testing::peers::dir() +
+                           "\", \"" + ws.path() + "/files\"] }\n");
   FakeOpenAiServer llm;
   // The model forgets the server prefix: read_text_file must be repaired to fs__read_text_file.
   llm.addReply(R"({"tool_calls":[{"id":"c1","name":"read_text_file","arguments":"{\"path\":\")" +
@@ -133,7 +135,8 @@ TEST_CASE("a full turn reads a file through the bundled gantry-workspace and is 
   ws.write("secret.txt", "outside the root\n");
   ws.write("mcp.toml", "[[server]]\nname = \"ws\"\ncommand = \"" GANTRY_BUILD_DIR
                        "/gantry-workspace\"\nargs = [\"--root\", \"" +
-                           ws.path() + "/files\"]\n");
+                           ws.path() + "/files\"]\nsandbox = { read = [\"" + ws.path() +
+                           "/files\"] }\n");
   FakeOpenAiServer llm;
   llm.addReply(
       R"({"tool_calls":[{"id":"c1","name":"ws__read_file","arguments":"{\"path\":\"note.txt\"}"},)"

@@ -50,7 +50,7 @@ std::vector<std::string> toolResults(const std::string& path) {
 
 /// The environment of the secret command and of the instance: one key file.
 Env withKey(const Workspace& ws, Env env, char fill = 'k') {
-  ws.write("vault.key", std::string(32, fill));
+  ws.writePrivate("vault.key", std::string(32, fill));
   env["GANTRY_VAULT_KEY_FILE"] = ws.path() + "/vault.key";
   env["DATA_DIR"] = ws.data();
   return env;
@@ -125,6 +125,22 @@ TEST_CASE("gantry secret rm removes a secret, and bad names and usage are refuse
   auto no_key = runGantry({{"DATA_DIR", ws.data()}}, "v", {"secret", "set", "x"});
   CHECK(no_key.code == 1);
   CHECK(no_key.err.find("GANTRY_VAULT_PASSPHRASE or GANTRY_VAULT_KEY_FILE") != std::string::npos);
+}
+
+TEST_CASE("a vault key file others can read is refused with one line, as ssh refuses a key",
+          "[e2e]") {
+  Workspace ws("vault-key-mode");
+  auto env = withKey(ws, {});
+  REQUIRE(runGantry(env, "v1", {"secret", "set", "one"}).code == 0);
+  ::chmod((ws.path() + "/vault.key").c_str(), 0644);
+  auto refused = runGantry(env, "v2", {"secret", "set", "two"});
+  CHECK(refused.code == 1);
+  CHECK(refused.err.find("is readable by group or others (mode 0644)") != std::string::npos);
+  CHECK(refused.err.find("chmod 600 " + ws.path() + "/vault.key") != std::string::npos);
+  ::chmod((ws.path() + "/vault.key").c_str(), 0640);
+  CHECK(runGantry(env, "v2", {"secret", "set", "two"}).code == 1);
+  ::chmod((ws.path() + "/vault.key").c_str(), 0400);
+  CHECK(runGantry(env, "v2", {"secret", "set", "two"}).code == 0);
 }
 
 TEST_CASE("a tool result echoing a secret reaches the record and the model only as its marker",

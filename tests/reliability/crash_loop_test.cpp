@@ -132,10 +132,12 @@ class CrashLoop {
     telegram_.setSendLatency(kSendLatency);
     telegram_.start();
     llm_.setResponder([this](const std::string& body) { return model_.reply(body); });
+    ws_.write("counts/.keep", "");
     ws_.write("mcp.toml", "[[server]]\nname = \"counter\"\ncommand = \"" GANTRY_BUILD_DIR
                           "/tests/fakes/mcp/fake_mcp_server\"\nargs = [\"--count-file\", \"" +
                               countFile() + "\", \"--count-sleep-ms\", \"" +
-                              std::to_string(kToolSleepMs) + "\"]\n");
+                              std::to_string(kToolSleepMs) + "\"]\nsandbox = { write = [\"" +
+                              ws_.path() + "/counts\"] }\n");
     start();
   }
 
@@ -180,7 +182,8 @@ class CrashLoop {
   }
 
  private:
-  std::string countFile() const { return ws_.path() + "/executed_calls.txt"; }
+  /// In a folder of its own: the counting server's one write grant in its sandbox.
+  std::string countFile() const { return ws_.path() + "/counts/executed_calls.txt"; }
 
   Env env() const {
     Env env = gantry::e2e::stdioEnv(ws_, llm_.port());

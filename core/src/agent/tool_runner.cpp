@@ -7,16 +7,12 @@
 #include "agent/ask_owner.h"
 #include "gantry/text/split.h"
 #include "log/log.h"
+#include "tools/arguments.h"
 
 namespace gantry::agent {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-bool isJsonObject(const std::string& text) {
-  auto first = text.find_first_not_of(" \t\r\n");
-  return first != std::string::npos && text[first] == '{';
-}
 
 std::string unknownToolText(const std::string& name, const std::vector<std::string>& candidates) {
   std::string text = "error: there is no tool named \"" + name + "\".";
@@ -36,11 +32,6 @@ std::string argumentsRefusal(const std::string& name, const std::string& args) {
     return "error: the arguments for " + name +
            " contain a [redacted:…] marker, which stands for a secret you cannot see; the "
            "call was not run. Ask the user instead of passing the marker on.";
-  }
-  if (!isJsonObject(args)) {
-    return "error: the arguments for " + name +
-           " are not a JSON object; send the arguments as a JSON object matching the "
-           "tool's schema.";
   }
   return {};
 }
@@ -85,11 +76,17 @@ void runOne(CallOutcome& out, const tools::Resolution& resolution, Round& round)
   if (round.publication) {
     out.enabled_by_call = round.publication->noteCall(round.chat_id, *resolution.source);
   }
-  if (out.call.arguments.empty()) out.call.arguments = "{}";
   if (auto refusal = argumentsRefusal(out.call.name, out.call.arguments); !refusal.empty()) {
     out.result = refusal;
     return;
   }
+  // One form from here on: what an approval binds and shows is exactly what the tool gets.
+  auto canonical = tools::canonicalArguments(out.call.arguments);
+  if (!canonical.isOk()) {
+    out.result = "error: " + canonical.status().message() + " (" + out.call.name + " was not run)";
+    return;
+  }
+  out.call.arguments = canonical.value();
   if (!permitted(out, *resolution.source, round)) return;
   tools::CallContext context{round.chat_id, &round.cancel,
                              std::chrono::seconds(round.options.timeout_seconds)};

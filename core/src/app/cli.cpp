@@ -1,5 +1,7 @@
 #include "app/cli.h"
 
+#include <sys/prctl.h>
+
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -11,8 +13,10 @@
 #include "agent/tokens_command.h"
 #include "app/daemon.h"
 #include "app/init_command.h"
+#include "app/mcp_sandbox_options.h"
 #include "approvals/approvals_command.h"
 #include "config/config.h"
+#include "config/process_env.h"
 #include "cron/cron_command.h"
 #include "cron/cron_options.h"
 #include "gantry/abi.h"
@@ -50,10 +54,11 @@ commands:
                       receives and sends (neither side failing for 3 periods), 1 otherwise
   version             print version, build signature and module ABI
   tools               start the manifest's servers and print the published tools
-  auth NAME           run the auth command of MCP server NAME
+  auth NAME           run the auth command of MCP server NAME (in its sandbox)
   memory list [--kind K] [--conflicts] | search QUERY | forget ID
   cron list | rm ID
-  approvals | approve ID | deny ID   pending approvals of `ask` tools; decide one
+  approvals [show ID] | approve ID | deny ID
+                      pending approvals of `ask` tools; one call in full; decide one
   secret set NAME | list | rm NAME   keep secrets in DATA_DIR/vault (value from stdin)
   search QUERY [--limit N]   search what the user and the model said
   usage [--days N]    model calls and tokens per day
@@ -129,7 +134,7 @@ int toolsCommand(const Args& args) {
     if (!loaded.isOk()) return std::cerr << "gantry: " << loaded.status().message() << "\n", 1;
     manifest = loaded.value();
   }
-  auto host = mcp::McpHost::start(manifest, mcp::McpOptions{});
+  auto host = mcp::McpHost::start(manifest, mcpOptionsFor(*config));
   if (!host.isOk()) return std::cerr << "gantry: " << host.status().message() << "\n", 1;
   std::cout << host.value()->describeTools();
   host.value()->shutdown();
@@ -143,7 +148,7 @@ int authCommand(const Args& args) {
   if (!config) return 1;
   auto manifest = mcp::loadManifest(config->mcp_manifest, vault::bootSecrets(config::processEnv()));
   if (!manifest.isOk()) return std::cerr << "gantry: " << manifest.status().message() << "\n", 1;
-  return mcp::authCommand(manifest.value(), args[0]);
+  return mcp::authCommand(manifest.value(), args[0], mcpOptionsFor(*config));
 }
 
 int memoryCommand(const Args& args) {
@@ -174,12 +179,13 @@ int cronCommand(const Args& args) {
   return cron::cronCommand(*store, args, zone.value(), std::cout, std::cerr);
 }
 
-/// `gantry approvals | approve ID | deny ID`; name is the command word.
+/// `gantry approvals [show ID] | approve ID | deny ID`; name is the command word.
 int approvalsCommand(const std::string& name, const Args& args) {
   if (wantsHelp(args)) {
-    std::cout << "usage: gantry approvals | approve ID | deny ID\nLists the pending approvals of "
-                 "`ask` tools (id first, tab-separated), or decides one; the instance waiting "
-                 "for it goes on within a second.\n";
+    std::cout << "usage: gantry approvals [show ID] | approve ID | deny ID\nLists the pending "
+                 "approvals of `ask` tools (id first, tab-separated), shows one call with every "
+                 "argument in full, or decides one; the instance waiting for it goes on within "
+                 "a second.\n";
     return 0;
   }
   auto config = loadConfig();
@@ -187,7 +193,11 @@ int approvalsCommand(const std::string& name, const Args& args) {
   bool writes = name != "approvals";
   auto store = openStore(*config, writes ? store::Access::kNoSchema : store::Access::kReadOnly);
   if (!store) return 1;
-  approvals::Approvals approvals(*store);
+  auto key = approvals::loadSealKey(config->data_dir);
+  if (!key.isOk()) return std::cerr << "gantry: " << key.status().message() << "\n", 1;
+  approvals::ApprovalOptions options;
+  options.seal_key = key.value();
+  approvals::Approvals approvals(*store, options);
   Args words{name};
   words.insert(words.end(), args.begin(), args.end());
   return approvals::approvalsCommand(approvals, words, std::cout, std::cerr);
@@ -304,6 +314,10 @@ int runCommand(const Args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First of all: no other process of our uid reads our memory, environment or descriptors
+  // through /proc or ptrace, and no core dump holds a decrypted secret.
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  config::captureEnvironment();
   Args all(argv + 1, argv + argc);
   std::string command = all.empty() ? "run" : all[0];
   Args args(all.empty() ? all.begin() : all.begin() + 1, all.end());

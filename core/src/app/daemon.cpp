@@ -18,6 +18,7 @@
 #include "api/api_server.h"
 #include "app/core_host.h"
 #include "app/error_reporter.h"
+#include "app/mcp_sandbox_options.h"
 #include "app/recording_provider.h"
 #include "app/reexec.h"
 #include "app/signals.h"
@@ -117,7 +118,9 @@ class Daemon {
     for (const auto& call : take(store::MessageRepo(*store_).closeOrphanedToolCalls())) {
       log::warn("tool_call_closed_after_crash", {{"name", call.name}, {"call_id", call.call_id}});
     }
-    approvals_ = std::make_unique<approvals::Approvals>(*store_);
+    approvals::ApprovalOptions approval_options;
+    approval_options.seal_key = take(approvals::loadSealKey(config_.data_dir));
+    approvals_ = std::make_unique<approvals::Approvals>(*store_, approval_options);
     // Turns that waited for a decision died with the last process: a decision continues them.
     if (auto parked = take(approvals_->parkOrphans()); parked > 0) {
       log::info("approvals_parked_after_restart", {{"count", std::to_string(parked)}});
@@ -269,7 +272,7 @@ class Daemon {
     } else {
       log::info("mcp_manifest_missing", {{"path", config_.mcp_manifest}, {"servers", "0"}});
     }
-    mcp_ = take(mcp::McpHost::start(manifest, mcp::McpOptions{}));
+    mcp_ = take(mcp::McpHost::start(manifest, mcpOptionsFor(config_)));
     addMemoryTools();
     addCronTools();
     for (auto* source : mcp_->sources()) catalog_.add(source);

@@ -84,14 +84,21 @@ constexpr std::string_view kManifest =
 # command = "npx"
 # args    = ["-y", "@modelcontextprotocol/server-filesystem", "/srv/notes"]
 # policy  = "ask"
+# sandbox = { read = ["/srv/notes"] }
+#
+# Every stdio server runs in a Landlock sandbox: the system read-only, its own state directory
+# ($DATA_DIR/mcp/NAME, also its HOME) and what `sandbox` grants; never DATA_DIR, the vault
+# key, /etc/gantry or the persona.
 
 # The bundled servers (gantry-workspace(1), gantry-fetch(1)); uncomment to grant them.
-# Files under one directory: read and list only; add "--write" for write/append/make_dir/move.
+# Files under one directory: read and list only; add "--write" for write/append/make_dir/move
+# (and grant the root as sandbox.write instead of read).
 #
 # [[server]]
 # name    = "files"
 # command = "gantry-workspace"
 # args    = ["--root", "/srv/notes"]
+# sandbox = { read = ["/srv/notes"] }
 #
 # Web pages on an exact-host allowlist; private, loopback and metadata addresses are refused.
 #

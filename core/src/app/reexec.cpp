@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "config/process_env.h"
 #include "log/log.h"
 
 namespace gantry::app {
@@ -27,8 +28,14 @@ int reexecSelf() {
   argv.reserve(args.size() + 1);
   for (auto& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
+  // The new process gets the environment this one started with, secrets wiped since included.
+  auto env_strings = config::capturedEnvironment();
+  std::vector<char*> envp;
+  envp.reserve(env_strings.size() + 1);
+  for (auto& entry : env_strings) envp.push_back(entry.data());
+  envp.push_back(nullptr);
   log::info("restarting", {{"reason", "vault changed"}});
-  ::execv("/proc/self/exe", argv.data());
+  ::execve("/proc/self/exe", argv.data(), envp.data());
   log::error("restart_failed", {{"error", std::strerror(errno)}});
   return 1;
 }

@@ -4,6 +4,8 @@
 /// tool's fingerprint: its schema and server entry, and the exact arguments); a decision
 /// comes from the chat, the CLI of the same host (another process: waits poll the store) or
 /// the local API; running it claims the row, so a yes is spent once and only on that call.
+/// Rows are sealed (MACs with a key in the data directory): a request or decision written
+/// into the table by anyone but the daemon or the operator's CLI is not obeyed.
 
 #include <chrono>
 #include <condition_variable>
@@ -29,8 +31,16 @@ struct AskedCall {
 std::string digestOf(const std::string& fingerprint, const std::string& tool,
                      const std::string& arguments);
 
+/// The key approval rows are sealed with: $DATA_DIR/approvals.key (32 random bytes, 0600),
+/// created on first use. Only the daemon and the operator's CLI read it; no MCP server can
+/// (the sandbox keeps DATA_DIR from them). Fails naming the file.
+Result<std::string> loadSealKey(const std::string& data_dir);
+
 struct ApprovalOptions {
   std::chrono::milliseconds ttl{std::chrono::minutes(15)};
+  /// loadSealKey's key; empty: a random key of this object (rows sealed by another process
+  /// then fail their seals).
+  std::string seal_key;
   /// How often a wait re-reads the store (a decision from another process is seen then).
   std::chrono::milliseconds poll{250};
   std::function<int64_t()> clock = store::nowMs;
@@ -64,6 +74,10 @@ class Approvals {
   /// now; a changed tool or server entry is refused. The error says why it may not run.
   Status claim(const std::string& id, const std::string& digest);
 
+  /// The approval id as the daemon asked for it (a row it never sealed is "not found").
+  /// Reads only.
+  Result<store::ApprovalRow> show(const std::string& id);
+
   /// Pending, unexpired approvals, oldest first. Reads only.
   Result<std::vector<store::ApprovalRow>> pending();
 
@@ -84,6 +98,9 @@ class Approvals {
 
  private:
   void changed();
+  /// row as its seals allow: a request the daemon never sealed is disowned (expired, never
+  /// followed up), a decision nobody sealed is undone (pending again); both are logged.
+  store::ApprovalRow vetted(store::ApprovalRow row);
 
   store::ApprovalRepo repo_;
   ApprovalOptions options_;
@@ -92,9 +109,11 @@ class Approvals {
   std::function<void()> on_change_;
 };
 
-/// The chat message asking for a decision: the tool, its arguments (redacted, truncated)
-/// and how to answer.
+/// The chat message asking for a decision: the tool, every argument on its own line
+/// (redacted, escaped, a long value cut showing how much was left out) and how to answer.
 std::string requestText(const store::ApprovalRow& row);
+/// "with {}", or "with:" and one line per argument, values cut past max_value_chars (0: whole).
+std::string argumentsText(const store::ApprovalRow& row, std::size_t max_value_chars);
 /// A refusal's or outcome's one line for the model's tool result.
 std::string waitingText(const store::ApprovalRow& row);
 

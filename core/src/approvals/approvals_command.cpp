@@ -34,15 +34,31 @@ int decide(Approvals& approvals, const std::string& id, bool approve, std::ostre
   return 0;
 }
 
+/// The whole call, every argument in full, for the operator to read before deciding.
+int show(Approvals& approvals, const std::string& id, std::ostream& out, std::ostream& err) {
+  auto row = approvals.show(id);
+  if (!row.isOk()) {
+    err << "gantry approvals show: " << row.status().message() << "\n";
+    return 1;
+  }
+  out << row->id << '\t' << row->tool << '\t' << store::approvalStateName(row->state) << '\t'
+      << log::isoUtc(row->expires_at) << '\n'
+      << argumentsText(row.value(), 0) << '\n';
+  return 0;
+}
+
 }  // namespace
 
 int approvalsCommand(Approvals& approvals, const std::vector<std::string>& args, std::ostream& out,
                      std::ostream& err) {
   if (args.size() == 1 && args[0] == "approvals") return list(approvals, out, err);
+  if (args.size() == 3 && args[0] == "approvals" && args[1] == "show") {
+    return show(approvals, args[2], out, err);
+  }
   if (args.size() == 2 && (args[0] == "approve" || args[0] == "deny")) {
     return decide(approvals, args[1], args[0] == "approve", out, err);
   }
-  err << "gantry: usage: gantry approvals | gantry approve ID | gantry deny ID\n";
+  err << "gantry: usage: gantry approvals [show ID] | gantry approve ID | gantry deny ID\n";
   return 2;
 }
 

@@ -7,10 +7,9 @@
 #include <regex>
 #include <vector>
 
+#include "config/process_env.h"
 #include "config/secret_ref.h"
 #include "log/log.h"
-
-extern char** environ;  // NOLINT: POSIX
 
 namespace gantry::config {
 namespace {
@@ -90,6 +89,7 @@ void readPaths(Reader& r, Config& c) {
   r.text("PERSONA_DIR", &c.persona_dir);
   r.text("DATA_DIR", &c.data_dir);
   r.text("MCP_MANIFEST", &c.mcp_manifest);
+  c.mcp_sandbox = r.oneOf("MCP_SANDBOX", {"on", "off"}) != 1;
   r.text("GANTRY_MODULE_DIR", &c.module_dir);
 }
 
@@ -166,16 +166,15 @@ void readChat(Reader& r, Config& c) {
 
 EnvLookup processEnv() {
   return [](std::string_view name) -> std::optional<std::string> {
-    const char* value = std::getenv(std::string(name).c_str());
-    if (!value || !*value) return std::nullopt;
-    return std::string(value);
+    const std::string* value = capturedVariable(name);
+    return value != nullptr ? std::optional<std::string>(*value) : std::nullopt;
   };
 }
 
 Result<EnvLookup> resolvedProcessEnv(const SecretLookup& secrets) {
   std::map<std::string, std::string, std::less<>> resolved;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    const std::string_view pair(*entry);
+  for (const std::string& entry : capturedEnvironment()) {
+    const std::string_view pair(entry);
     const auto equals = pair.find('=');
     if (equals == std::string_view::npos || !holdsSecretRef(pair.substr(equals + 1))) continue;
     const std::string name(pair.substr(0, equals));

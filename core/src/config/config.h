@@ -21,7 +21,8 @@ struct Config {
   std::string persona_dir = "/persona";
   std::string data_dir = "/data";
   std::string mcp_manifest = "/etc/gantry/mcp.toml";
-  std::string module_dir;  ///< empty: the build tree's modules/ or the install default
+  bool mcp_sandbox = true;  ///< MCP_SANDBOX: stdio servers start inside Landlock
+  std::string module_dir;   ///< empty: the build tree's modules/ or the install default
   int history_max_messages = 200;
   int history_max_tokens = 128000;
   int tool_result_max_chars = 16000;

@@ -63,6 +63,7 @@ int statusCommand(const std::vector<std::string>& args) {
   auto hb = store::HeartbeatRepo(*store.value()).read();
   if (!hb.isOk()) return std::cerr << "gantry: " << hb.status().message() << "\n", 1;
   if (!hb->has_value()) return std::cerr << "gantry: no heartbeat yet in " << path << "\n", 1;
+  std::cout << sandboxLine(config.value()) << "\n";
   return report(*hb.value());
 }
 

@@ -103,7 +103,14 @@ std::string statusText(const StatusInputs& in, const std::string& chat_id) {
   text += lastTurnLine(in) + "\n";
   text += usageLine(in);
   if (in.zone) text += "\n" + cron::cronStatusLine(*in.store, *in.zone);
+  text += "\n" + sandboxLine(*in.config);
   return text;
+}
+
+std::string sandboxLine(const config::Config& config) {
+  return config.mcp_sandbox ? "mcp sandbox: on (stdio servers run inside Landlock)"
+                            : "mcp sandbox: OFF (MCP_SANDBOX=off): every MCP server is trusted "
+                              "with every secret of this instance";
 }
 
 std::string toolsText(const StatusInputs& in, const std::string& chat_id) {

@@ -31,6 +31,9 @@ std::string statusText(const StatusInputs& in, const std::string& chat_id);
 /// enable.
 std::string toolsText(const StatusInputs& in, const std::string& chat_id);
 
+/// Whether stdio MCP servers run sandboxed (MCP_SANDBOX), for /status and `gantry status`.
+std::string sandboxLine(const config::Config& config);
+
 /// "3h 12m", "45s".
 std::string formatDuration(int64_t ms);
 

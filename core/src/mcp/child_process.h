@@ -1,7 +1,9 @@
 #pragma once
-/// A child process with pipes, spawned with an explicit environment (posix_spawn with an
-/// envp we build), so the host's variables (LLM key, channel tokens) never leak into it.
-/// Poco::Process::launch would merge its env map into the inherited environment instead.
+/// A child process with pipes, spawned with an explicit environment (an envp we build), so
+/// the host's variables (LLM key, channel tokens) never leak into it, with no descriptor of
+/// ours but its 0, 1 and 2, and optionally inside a Landlock sandbox entered between fork and
+/// exec. Poco::Process::launch would merge its env map into the inherited environment and
+/// could not run the sandbox step.
 
 #include <sys/types.h>
 
@@ -14,10 +16,22 @@
 #include <vector>
 
 #include "gantry/status.h"
+#include "sandbox/landlock.h"
 
 namespace gantry::mcp {
 
 using Environment = std::map<std::string, std::string>;
+
+struct SpawnOptions {
+  /// stdin/stdout/stderr are pipes; otherwise the child shares our terminal.
+  bool piped = true;
+  /// Entered by the child before exec (no_new_privs, then the ruleset); null: no sandbox.
+  const sandbox::Ruleset* sandbox = nullptr;
+};
+
+/// The program command names, as exec would find it: command itself when it holds a '/',
+/// else the first executable file of that name on our PATH. Fails naming the command.
+Result<std::string> findProgram(const std::string& command);
 
 /// The variables a child inherits from us: PATH, HOME, LANG, LC_*, TZ (those that are set).
 Environment minimalEnvironment();
@@ -26,12 +40,13 @@ Environment minimalEnvironment();
 /// read and written by the owner's threads.
 class ChildProcess {
  public:
-  /// Spawns command (searched on PATH when it has no '/') with args and exactly env.
-  /// With piped=true stdin/stdout/stderr are pipes; otherwise the child shares our
-  /// terminal. Fails when the program cannot be started.
+  /// Spawns command (found by findProgram) with args and exactly env, signals unblocked and
+  /// at their defaults. Fails when the program cannot be started or the sandbox entered,
+  /// saying which.
   static Result<std::unique_ptr<ChildProcess>> spawn(const std::string& command,
                                                      const std::vector<std::string>& args,
-                                                     const Environment& env, bool piped);
+                                                     const Environment& env,
+                                                     const SpawnOptions& options = {});
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;

@@ -5,6 +5,7 @@
 
 #include "log/log.h"
 #include "mcp/child_process.h"
+#include "mcp/sandboxing.h"
 #include "tools/naming.h"
 
 namespace gantry::mcp {
@@ -12,10 +13,23 @@ namespace {
 
 std::string firstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
+/// The sandbox `gantry auth` runs a stdio server's login in; sets HOME and TMPDIR in env.
+Result<sandbox::Ruleset> sandboxFor(const Manifest& one, const std::string& command,
+                                    McpOptions* options, Environment* env) {
+  if (Status s = prepareSandbox(one, options); !s.isOk()) return s;
+  auto plan = sandboxPlan(one.servers.front(), *options);
+  plan.terminal = true;
+  (*env)["HOME"] = plan.state_dir;
+  (*env)["TMPDIR"] = plan.state_dir + "/tmp";
+  auto program = findProgram(command);
+  if (!program.isOk()) return program.status();
+  return sandbox::buildRuleset(plan, program.value());
+}
+
 }  // namespace
 
-Result<std::unique_ptr<McpHost>> McpHost::start(const Manifest& manifest,
-                                                const McpOptions& options) {
+Result<std::unique_ptr<McpHost>> McpHost::start(const Manifest& manifest, McpOptions options) {
+  if (Status s = prepareSandbox(manifest, &options); !s.isOk()) return s;
   std::unique_ptr<McpHost> host(new McpHost);
   for (const auto& spec : manifest.servers) {
     host->servers_.push_back(std::make_unique<McpServer>(spec, options));
@@ -84,7 +98,7 @@ std::string McpHost::describeTools() const {
   return out.str();
 }
 
-int authCommand(const Manifest& manifest, const std::string& name) {
+int authCommand(const Manifest& manifest, const std::string& name, McpOptions options) {
   const auto* spec = manifest.find(name);
   if (spec == nullptr) {
     std::cerr << "gantry auth: no server \"" << name << "\" in " << manifest.path << "\n";
@@ -99,9 +113,22 @@ int authCommand(const Manifest& manifest, const std::string& name) {
               << "\n";
     return 1;
   }
+  // The login runs where the server runs: in its sandbox, with its state directory as HOME,
+  // so what it stores there is what the server finds.
   auto env = minimalEnvironment();
+  std::optional<sandbox::Ruleset> ruleset;
+  if (options.sandbox.enabled && spec->isStdio()) {
+    Manifest one{manifest.path, manifest.found, {*spec}};
+    auto built = sandboxFor(one, program, &options, &env);
+    if (!built.isOk()) {
+      std::cerr << "gantry auth " << name << ": " << built.status().message() << "\n";
+      return 1;
+    }
+    ruleset = std::move(built.value());
+  }
   for (const auto& [key, value] : spec->env) env[key] = value;
-  auto child = ChildProcess::spawn(program, spec->auth_args, env, false);
+  auto child =
+      ChildProcess::spawn(program, spec->auth_args, env, {false, ruleset ? &*ruleset : nullptr});
   if (!child.isOk()) {
     std::cerr << "gantry auth " << name << ": " << child.status().message() << "\n";
     return 1;

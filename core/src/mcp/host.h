@@ -20,8 +20,9 @@ class McpHost {
   /// tools_listed / tools_published / est_tokens (TOOL_SCHEMA_MAX_TOKENS is
   /// tools::Publication's). A server that fails or is slow does not fail start(): it keeps
   /// being restarted and its tools join the catalog when it comes up.
-  static Result<std::unique_ptr<McpHost>> start(const Manifest& manifest,
-                                                const McpOptions& options);
+  /// With options.sandbox on, fails before starting anything when the kernel offers no
+  /// Landlock or a server's grant would expose a protected path.
+  static Result<std::unique_ptr<McpHost>> start(const Manifest& manifest, McpOptions options);
   ~McpHost();
   McpHost(const McpHost&) = delete;
   McpHost& operator=(const McpHost&) = delete;
@@ -45,9 +46,10 @@ class McpHost {
 };
 
 /// `gantry auth NAME`: runs the server's auth_command with auth_args on our terminal, in
-/// the server's environment (minimal + manifest env). Returns its exit code; 1 with a
-/// message on stderr when the server is unknown, has no auth_command, or cannot start.
-int authCommand(const Manifest& manifest, const std::string& name);
+/// the server's environment (minimal + manifest env) and, for a stdio server with the
+/// sandbox on, in its sandbox with its state directory as HOME. Returns its exit code; 1
+/// with a message on stderr when the server is unknown, has no auth_command, or cannot start.
+int authCommand(const Manifest& manifest, const std::string& name, McpOptions options = {});
 
 /// MEMORY_BACKEND=mcp:<server>: the memory tools (published with `schemas`, the built-in
 /// ones) forwarded to the server's tools of the same names. Null (with *error set) when the

@@ -107,6 +107,25 @@ void readToolPolicy(const toml::node& node, const std::string& key, ServerSpec& 
   }
 }
 
+// `sandbox = { read = [...], write = [...] }`: absolute paths; any other key is a typo.
+void readSandbox(const toml::node& node, const std::string& key, ServerSpec& spec, Checker& check) {
+  const auto* table = node.as_table();
+  if (table == nullptr) return check.fail(node.source(), key, "must be a table (read, write)");
+  for (const auto& [name, value] : *table) {
+    const std::string field = key + "." + std::string(name.str());
+    std::vector<std::string>* out = name.str() == "read"    ? &spec.sandbox.read
+                                    : name.str() == "write" ? &spec.sandbox.write
+                                                            : nullptr;
+    if (out == nullptr) return check.fail(value.source(), field, "unknown key (read or write)");
+    readStringList(value, field, out, check);
+    for (const auto& path : *out) {
+      if (path.empty() || path[0] != '/') {
+        check.fail(value.source(), field, "\"" + path + "\" is not an absolute path");
+      }
+    }
+  }
+}
+
 const std::map<std::string, Reader>& readers() {
   static const std::map<std::string, Reader> table = {
       {"name", [](auto& n, auto& k, auto& s, auto& c) { readString(n, k, &s.name, c); }},
@@ -127,6 +146,7 @@ const std::map<std::string, Reader>& readers() {
        [](auto& n, auto& k, auto& s, auto& c) { readStringList(n, k, &s.auth_args, c); }},
       {"policy", [](auto& n, auto& k, auto& s, auto& c) { readPolicy(n, k, &s.policy, c); }},
       {"tool_policy", readToolPolicy},
+      {"sandbox", readSandbox},
       {"download_url",
        [](auto& n, auto& k, auto& s, auto& c) { readString(n, k, &s.download_url, c); }},
       {"download_tag",
@@ -157,6 +177,9 @@ void checkServer(const toml::table& table, const ServerSpec& spec, Checker& chec
     check.fail(where(spec.command.empty() ? "name" : "url"),
                spec.command.empty() ? "command" : "url",
                "server \"" + spec.name + "\" needs exactly one of command or url");
+  }
+  if (!spec.url.empty() && table.contains("sandbox")) {
+    check.fail(where("sandbox"), "sandbox", "applies to stdio servers only (this one has a url)");
   }
   if (table.contains("tools_prefix") && !validPrefix(spec.tools_prefix)) {
     check.fail(where("tools_prefix"), "tools_prefix", "must match [A-Za-z0-9_-]+");

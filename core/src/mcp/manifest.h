@@ -7,6 +7,7 @@
 
 #include "config/secret_ref.h"
 #include "gantry/status.h"
+#include "sandbox/server_sandbox.h"
 #include "tools/tool_source.h"
 
 namespace gantry::mcp {
@@ -36,6 +37,7 @@ struct ServerSpec {
   std::map<std::string, Policy> tool_policy;  ///< by the server's own (unprefixed) tool name
   std::string download_url;
   std::string download_tag;
+  sandbox::Grants sandbox;  ///< what the sandboxed stdio server may reach beyond the system
 
   bool isStdio() const { return !command.empty(); }
   /// The published-name prefix: tools_prefix, else name.

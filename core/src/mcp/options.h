@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstddef>
 
+#include "sandbox/server_sandbox.h"
+
 namespace gantry::mcp {
 
 struct McpOptions {
@@ -15,6 +17,10 @@ struct McpOptions {
   std::chrono::milliseconds backoff_initial{500};          ///< first restart delay, doubled
   std::chrono::milliseconds backoff_max{30000};            ///< restart delay cap
   std::size_t message_cap = std::size_t{4} * 1024 * 1024;  ///< largest accepted message
+  /// MCP_SANDBOX and the paths no server may reach; off by default (the daemon and
+  /// `gantry tools`/`gantry auth` turn it on from the configuration).
+  sandbox::Settings sandbox;
+  int landlock_abi = 0;  ///< set by McpHost::start when the sandbox is on
 };
 
 }  // namespace gantry::mcp

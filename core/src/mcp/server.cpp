@@ -5,6 +5,7 @@
 #include "gantry/text/split.h"
 #include "log/log.h"
 #include "mcp/http_transport.h"
+#include "mcp/sandboxing.h"
 #include "mcp/stdio_transport.h"
 #include "tools/naming.h"
 
@@ -72,6 +73,11 @@ std::unique_ptr<Transport> McpServer::makeTransport() const {
   stdio.command = spec_.command;
   stdio.args = spec_.args;
   stdio.env = minimalEnvironment();
+  if (options_.sandbox.enabled) {
+    stdio.sandbox = sandboxPlan(spec_, options_);
+    stdio.env["HOME"] = stdio.sandbox->state_dir;
+    stdio.env["TMPDIR"] = stdio.sandbox->state_dir + "/tmp";
+  }
   for (const auto& [name, value] : spec_.env) stdio.env[name] = value;
   stdio.line_cap = options_.message_cap;
   return std::make_unique<StdioTransport>(std::move(stdio));

@@ -69,7 +69,16 @@ Status StdioTransport::open(TransportHandler* handler) {
   std::lock_guard lock(open_mutex_);
   if (closing_) return Status::cancelled("the stdio transport is closed");
   handler_ = handler;
-  auto child = ChildProcess::spawn(options_.command, options_.args, options_.env, true);
+  std::optional<sandbox::Ruleset> ruleset;
+  if (options_.sandbox) {
+    auto program = findProgram(options_.command);
+    if (!program.isOk()) return program.status();
+    auto built = sandbox::buildRuleset(*options_.sandbox, program.value());
+    if (!built.isOk()) return built.status();
+    ruleset = std::move(built.value());
+  }
+  auto child = ChildProcess::spawn(options_.command, options_.args, options_.env,
+                                   {true, ruleset ? &*ruleset : nullptr});
   if (!child.isOk()) return child.status();
   child_ = std::move(child.value());
   // Writes wait with poll() up to the call's deadline instead of blocking in write().

@@ -5,10 +5,12 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "mcp/child_process.h"
 #include "mcp/transport.h"
+#include "sandbox/server_sandbox.h"
 
 namespace gantry::mcp {
 
@@ -16,7 +18,8 @@ struct StdioOptions {
   std::string server;  ///< manifest name, for logs
   std::string command;
   std::vector<std::string> args;
-  Environment env;  ///< the complete child environment
+  Environment env;                             ///< the complete child environment
+  std::optional<sandbox::ServerPlan> sandbox;  ///< set: the server starts inside it
   std::size_t line_cap = std::size_t{4} * 1024 * 1024;
   std::size_t stderr_line_max = 1000;  ///< longer stderr lines are cut
   int stderr_lines_per_second = 20;    ///< sustained relay rate (burst of 5 s worth)

@@ -31,11 +31,11 @@ std::string followUpName(FollowUp f) { return kFollowUpNames.at(static_cast<std:
 
 constexpr const char* kColumns =
     "SELECT id, chat_id, tool, call_id, arguments, digest, created_at, expires_at, state, "
-    "decided_by, COALESCE(decided_at, 0), follow_up FROM approvals ";
+    "decided_by, COALESCE(decided_at, 0), follow_up, request_seal, decision_seal FROM approvals ";
 
-using Row =
-    Poco::Tuple<std::string, std::string, std::string, std::string, std::string, std::string,
-                Poco::Int64, Poco::Int64, std::string, std::string, Poco::Int64, std::string>;
+using Row = Poco::Tuple<std::string, std::string, std::string, std::string, std::string,
+                        std::string, Poco::Int64, Poco::Int64, std::string, std::string,
+                        Poco::Int64, std::string, std::string, std::string>;
 
 ApprovalRow fromTuple(const Row& r) {
   ApprovalRow row;
@@ -51,6 +51,8 @@ ApprovalRow fromTuple(const Row& r) {
   row.decided_by = r.get<9>();
   row.decided_at = r.get<10>();
   row.follow_up = fromName<FollowUp>(kFollowUpNames, r.get<11>());
+  row.request_seal = r.get<12>();
+  row.decision_seal = r.get<13>();
   return row;
 }
 
@@ -84,10 +86,11 @@ Status ApprovalRepo::insert(const ApprovalRow& row) {
   return locked(store_, "approvals", "insert", [&](Poco::Data::Session& session) -> Status {
     ApprovalRow r = row;
     std::string state = approvalStateName(r.state), follow_up = followUpName(r.follow_up);
-    session << "INSERT INTO approvals(id, chat_id, tool, call_id, arguments, digest, created_at, "
-               "expires_at, state, follow_up) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    session
+        << "INSERT INTO approvals(id, chat_id, tool, call_id, arguments, digest, created_at, "
+           "expires_at, state, follow_up, request_seal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         use(r.id), use(r.chat_id), use(r.tool), use(r.call_id), use(r.arguments), use(r.digest),
-        use(r.created_at), use(r.expires_at), use(state), use(follow_up), now;
+        use(r.created_at), use(r.expires_at), use(state), use(follow_up), use(r.request_seal), now;
     return Status::ok();
   });
 }
@@ -123,14 +126,34 @@ Result<std::vector<ApprovalRow>> ApprovalRepo::expireDue(int64_t now_ms) {
 }
 
 Result<bool> ApprovalRepo::decide(const std::string& id, ApprovalState to,
-                                  const std::string& decided_by, int64_t now_ms) {
+                                  const std::string& decided_by, int64_t now_ms,
+                                  const std::string& decision_seal) {
   return locked(store_, "approvals", "decide", [&](Poco::Data::Session& session) -> Result<bool> {
-    std::string state = approvalStateName(to), who = decided_by, key = id;
+    std::string state = approvalStateName(to), who = decided_by, key = id, seal = decision_seal;
     Poco::Int64 at = now_ms;
     return update(session,
-                  "UPDATE approvals SET state = ?, decided_by = ?, decided_at = ? WHERE id = ? "
-                  "AND state = 'pending' AND expires_at > ?",
-                  state, who, at, key, at) == 1;
+                  "UPDATE approvals SET state = ?, decided_by = ?, decided_at = ?, "
+                  "decision_seal = ? WHERE id = ? AND state = 'pending' AND expires_at > ?",
+                  state, who, at, seal, key, at) == 1;
+  });
+}
+
+Result<bool> ApprovalRepo::undoDecision(const std::string& id, const std::string& decision_seal) {
+  return locked(store_, "approvals", "undo", [&](Poco::Data::Session& session) -> Result<bool> {
+    std::string key = id, seal = decision_seal;
+    return update(session,
+                  "UPDATE approvals SET state = 'pending', decided_by = '', decided_at = NULL, "
+                  "decision_seal = '' WHERE id = ? AND decision_seal = ? AND state IN "
+                  "('approved', 'denied', 'used')",
+                  key, seal) == 1;
+  });
+}
+
+Status ApprovalRepo::disown(const std::string& id) {
+  return locked(store_, "approvals", "disown", [&](Poco::Data::Session& session) -> Status {
+    std::string key = id;
+    update(session, "UPDATE approvals SET state = 'expired', follow_up = 'done' WHERE id = ?", key);
+    return Status::ok();
   });
 }
 

@@ -33,6 +33,10 @@ struct ApprovalRow {
   std::string decided_by;  ///< chat user id, "cli" or "api"; empty while undecided
   int64_t decided_at = 0;
   FollowUp follow_up = FollowUp::kNone;
+  /// MACs (approvals::Approvals) proving the daemon asked and the owner decided; a row that
+  /// reached the table any other way fails them.
+  std::string request_seal;
+  std::string decision_seal;
 };
 
 /// Thread-safe; works across processes (the CLI decides, the daemon waits).
@@ -45,10 +49,15 @@ class ApprovalRepo {
   Result<std::optional<ApprovalRow>> find(const std::string& id);
   /// Pending rows whose expiry passed become expired; returns them (they were pending).
   Result<std::vector<ApprovalRow>> expireDue(int64_t now_ms);
-  /// Decides a pending, unexpired row (to kApproved or kDenied); false when it was not
-  /// pending or has expired by now_ms.
+  /// Decides a pending, unexpired row (to kApproved or kDenied) with its seal; false when it
+  /// was not pending or has expired by now_ms.
   Result<bool> decide(const std::string& id, ApprovalState to, const std::string& decided_by,
-                      int64_t now_ms);
+                      int64_t now_ms, const std::string& decision_seal);
+  /// A decision that fails its seal is undone: the row is pending again (false when the row
+  /// changed meanwhile).
+  Result<bool> undoDecision(const std::string& id, const std::string& decision_seal);
+  /// A row the daemon never asked for is expired and never followed up.
+  Status disown(const std::string& id);
   /// kApproved → kUsed, once; false when the row was not approved.
   Result<bool> claim(const std::string& id);
   /// Moves follow_up from `from` to `to`; false when it was not `from`.

@@ -398,11 +398,18 @@ CREATE TABLE schema_changed(x);
 DROP TABLE schema_changed;
 )sql";
 
+// Approval seals: MACs with a key only the daemon and the operator's CLI read, so a row
+// written into the table by anything else (a tool that reached the file) is not obeyed.
+constexpr std::string_view kV13 = R"sql(
+ALTER TABLE approvals ADD COLUMN request_seal TEXT NOT NULL DEFAULT '';
+ALTER TABLE approvals ADD COLUMN decision_seal TEXT NOT NULL DEFAULT '';
+)sql";
+
 }  // namespace
 
 const std::vector<std::string_view>& migrations() {
-  static const std::vector<std::string_view> kAll = {kV1, kV2, kV3, kV4,  kV5,  kV6,
-                                                     kV7, kV8, kV9, kV10, kV11, kV12};
+  static const std::vector<std::string_view> kAll = {kV1, kV2, kV3,  kV4,  kV5,  kV6, kV7,
+                                                     kV8, kV9, kV10, kV11, kV12, kV13};
   return kAll;
 }
 

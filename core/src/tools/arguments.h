@@ -16,6 +16,21 @@ namespace gantry::tools {
 /// model can correct, saying what was wrong.
 Result<Poco::JSON::Object::Ptr> parseArguments(const std::string& json);
 
+/// The arguments in the one form the owner approves and the tool receives: a JSON object,
+/// keys sorted (by bytes) at every depth, no whitespace; blank text counts as {}. Invalid
+/// JSON, anything but an object, and a key given twice in one object (which would let what
+/// the owner reads differ from what a tool keeps) are errors the model can correct.
+Result<std::string> canonicalArguments(const std::string& json);
+
+/// Canonical arguments for a person to read: one line per top-level key, `key: value` (the
+/// value as JSON), a value longer than max_value_chars cut with how much was left out
+/// (0: nothing is cut). Control and bidirectional-override characters are shown escaped.
+std::string describeArguments(const std::string& canonical, std::size_t max_value_chars);
+
+/// text with control characters and Unicode bidirectional controls written as \uXXXX, so
+/// what a person reads is what the bytes say.
+std::string escapeInvisible(const std::string& text);
+
 /// The string member `key`, or nullopt when it is missing or not a string.
 std::optional<std::string> stringArgument(const Poco::JSON::Object& args, const std::string& key);
 

@@ -1,5 +1,8 @@
 #include "vault/vault_location.h"
 
+#include <sys/stat.h>
+
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -13,7 +16,20 @@ namespace {
 
 constexpr const char* kCredentialName = "gantry-vault-key";
 
+/// As ssh refuses a private key others can read: a key file open to group or others is
+/// refused, naming the mode and the fix.
+Status checkKeyFileMode(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return Status::ok();  // the read below names it
+  if ((info.st_mode & 077) == 0) return Status::ok();
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", info.st_mode & 07777);
+  return Status::error("GANTRY_VAULT_KEY_FILE: " + path + " is readable by group or others (mode " +
+                       mode + "); make it private with: chmod 600 " + path);
+}
+
 Result<std::array<std::uint8_t, 32>> readKeyFile(const std::string& path) {
+  if (Status s = checkKeyFileMode(path); !s.isOk()) return s;
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::error("GANTRY_VAULT_KEY_FILE: cannot read " + path);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -31,9 +31,17 @@ std::vector<std::string> scrubbedArgs(const Env& env, const std::string& program
   for (const char* name : kPassedThrough) {
     if (const char* value = std::getenv(name)) full[name] = value;
   }
-  for (const auto& [name, value] : env) full[name] = value;
+  std::string wrapper;
+  for (const auto& [name, value] : env) {
+    if (name == kWrapper) {
+      wrapper = value;
+    } else {
+      full[name] = value;
+    }
+  }
   std::vector<std::string> out{"-i"};
   for (const auto& [name, value] : full) out.push_back(std::string(name).append("=").append(value));
+  if (!wrapper.empty()) out.push_back(wrapper);
   out.push_back(program);
   out.insert(out.end(), args.begin(), args.end());
   return out;
@@ -69,6 +77,11 @@ void Workspace::write(const std::string& relative, const std::string& content) c
   fs::path p = fs::path(root_) / relative;
   fs::create_directories(p.parent_path());
   std::ofstream(p, std::ios::binary) << content;
+}
+
+void Workspace::writePrivate(const std::string& relative, const std::string& content) const {
+  write(relative, content);
+  fs::permissions(fs::path(root_) / relative, fs::perms::owner_read | fs::perms::owner_write);
 }
 
 Env stdioEnv(const Workspace& workspace, int llm_port) {

@@ -19,6 +19,9 @@ namespace gantry::e2e {
 
 using Env = std::map<std::string, std::string>;
 
+/// Not passed to gantry: a program gantry is run through (`WRAPPER gantry ARGS…`).
+inline constexpr const char* kWrapper = "TEST_WRAPPER";
+
 /// A fresh directory with persona/IDENTITY.md and data/; removed on destruction.
 class Workspace {
  public:
@@ -29,6 +32,8 @@ class Workspace {
   std::string data() const { return root_ + "/data"; }
   /// Writes a file under the workspace (creating directories).
   void write(const std::string& relative, const std::string& content) const;
+  /// write, then mode 0600 (a key file gantry accepts).
+  void writePrivate(const std::string& relative, const std::string& content) const;
 
  private:
   std::string root_;

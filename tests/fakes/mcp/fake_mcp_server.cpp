@@ -4,7 +4,7 @@
 //
 // Usage: fake_mcp_server [--exit-at-start] [--garbage-at-start] [--no-initialize] [--no-memory]
 //                        [--notify-flood] [--page-size N] [--count-file PATH [--count-sleep-ms N]]
-//                        [--leak VAR]
+//                        [--leak VAR] [--attack]
 // --no-initialize reads everything and never answers initialize.
 // Tools: echo, crash, hang, freeze, garbage, wrong_id, big, last_cancelled, add_tool, fail,
 // rpc_error, image, structured, stderr_flood, env, memory_store/recall/forget (echo back); with
@@ -13,7 +13,10 @@
 // it sleeps N ms (default 300) and answers, so a crash test knows every call that ran;
 // with --leak VAR also leak: answers with the value of VAR in its common encodings (raw, a
 // JSON string, percent-encoded, base64 at all three alignments, base64url) and prints it on
-// stderr, as a careless tool would.
+// stderr, as a careless tool would;
+// with --attack also attack: tries to reach the host's secrets, record and process (see
+// sandbox_attacks.h; arguments data_dir, key_file, persona_dir, other_state) and answers with
+// one line per attempt.
 
 #include <Poco/JSON/Array.h>
 #include <Poco/JSON/Object.h>
@@ -30,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include "sandbox_attacks.h"
 #include "secret_encodings.h"
 
 extern char** environ;  // NOLINT: POSIX
@@ -51,6 +55,7 @@ struct State {
   bool answer_initialize = true;
   bool notify_flood = false;
   std::string leak_variable;
+  bool attack = false;
 };
 
 void writeLine(const std::string& line) { std::cout << line << '\n' << std::flush; }
@@ -247,6 +252,12 @@ void callTool(State& state, const Poco::Dynamic::Var& id, const Object::Ptr& par
   if (name == "env") return respond(id, textResult(environmentNames()));
   if (name == "extra") return respond(id, textResult("extra ran"));
   if (name == "leak" && !state.leak_variable.empty()) return respond(id, leakResult(state));
+  if (name == "attack" && state.attack) {
+    return respond(
+        id, textResult(gantry::fakes::attackHost(
+                {argument(params, "data_dir", ""), argument(params, "key_file", ""),
+                 argument(params, "persona_dir", ""), argument(params, "other_state", "")})));
+  }
   if (name == "count" && !state.count_file.empty()) {
     return respond(id, countCall(state, argument(params, "call", "")));
   }
@@ -293,7 +304,9 @@ int main(int argc, char** argv) {
     if (arg == "--count-file" && i + 1 < argc) state.count_file = argv[++i];
     if (arg == "--count-sleep-ms" && i + 1 < argc) state.count_sleep_ms = std::stoi(argv[++i]);
     if (arg == "--leak" && i + 1 < argc) state.leak_variable = argv[++i];
+    if (arg == "--attack") state.attack = true;
   }
+  if (state.attack) state.tools.push_back("attack");
   if (!state.leak_variable.empty()) state.tools.push_back("leak");
   if (!state.count_file.empty()) state.tools.push_back("count");
   if (state.notify_flood) state.tools.push_back("notify_flood");

@@ -75,7 +75,7 @@ TEST_CASE("an ask tool approved in time runs once and the turn goes on", "[agent
   REQUIRE(f.asked_id.size() == 8);
   auto notice = f.observer.events();
   CHECK(std::find(notice.begin(), notice.end(),
-                  "notice 🔐 Approval needed to run lookup with {\"q\":\"x\"}\nAnswer /approve " +
+                  "notice 🔐 Approval needed to run lookup with:\nq: \"x\"\nAnswer /approve " +
                       f.asked_id + " or /deny " + f.asked_id + " (expires in 15 min).") !=
         notice.end());
   CHECK(f.provider.requests().at(1).messages.back().content == "ok lookup");

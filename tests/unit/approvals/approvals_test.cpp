@@ -1,5 +1,7 @@
 #include "approvals/approvals.h"
 
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <sstream>
 #include <thread>
@@ -221,4 +223,62 @@ TEST_CASE("gantry approvals lists pending ones, approve and deny decide", "[appr
   out.str("");
   REQUIRE(gantry::approvals::approvalsCommand(f.approvals, {"approvals"}, out, err) == 0);
   CHECK(out.str().empty());
+}
+
+TEST_CASE("a decision written into the table without the seal key is undone, never run",
+          "[approvals][sandbox]") {
+  Fixture f;
+  const std::string id = f.request();
+  ApprovalRepo repo(f.temp.store());
+  // What a process that reached the database file could do: flip the row to approved.
+  REQUIRE(repo.decide(id, ApprovalState::kApproved, "cli", f.clock, "0badc0de").value());
+  auto claimed = f.approvals.claim(id, f.digest());
+  CHECK_FALSE(claimed.isOk());
+  CHECK(repo.find(id).value()->state == ApprovalState::kPending);
+  // A waiting turn does not take a forged decision either.
+  REQUIRE(repo.decide(id, ApprovalState::kApproved, "owner-7", f.clock, "").value());
+  auto waited = f.approvals.await(id, std::chrono::milliseconds(0), CancelToken());
+  REQUIRE(waited.isOk());
+  CHECK(waited->state == ApprovalState::kPending);
+  // The owner's real decision still counts, once.
+  REQUIRE(f.approvals.decide(id, true, "cli", {}).isOk());
+  CHECK(f.approvals.claim(id, f.digest()).isOk());
+  CHECK_FALSE(f.approvals.claim(id, f.digest()).isOk());
+}
+
+TEST_CASE("a request the daemon never made is disowned and not continued", "[approvals][sandbox]") {
+  Fixture f;
+  gantry::store::ApprovalRow forged;
+  forged.id = "forged22";
+  forged.chat_id = "chat-1";
+  forged.tool = "shell__run";
+  forged.call_id = "x";
+  forged.arguments = R"({"n":1})";
+  forged.digest = f.digest();
+  forged.created_at = f.clock;
+  forged.expires_at = f.clock + 60000;
+  forged.state = ApprovalState::kApproved;
+  forged.decided_by = "cli";
+  forged.follow_up = FollowUp::kParked;
+  REQUIRE(ApprovalRepo(f.temp.store()).insert(forged).isOk());
+  CHECK(f.approvals.pending().value().empty());
+  auto settled = f.approvals.takeSettledParked();
+  REQUIRE(settled.isOk());
+  CHECK(settled->empty());
+  CHECK_FALSE(f.approvals.claim("forged22", f.digest()).isOk());
+  CHECK(ApprovalRepo(f.temp.store()).find("forged22").value()->state == ApprovalState::kExpired);
+}
+
+TEST_CASE("the seal key is made once, private, and read back by every process", "[approvals]") {
+  TempStore temp;
+  const std::string dir = temp.path().substr(0, temp.path().rfind('/'));
+  auto first = gantry::approvals::loadSealKey(dir);
+  REQUIRE(first.isOk());
+  CHECK(first->size() == 32);
+  auto again = gantry::approvals::loadSealKey(dir);
+  REQUIRE(again.isOk());
+  CHECK(again.value() == first.value());
+  struct stat info {};
+  REQUIRE(::stat((dir + "/approvals.key").c_str(), &info) == 0);
+  CHECK((info.st_mode & 0777) == 0600);
 }

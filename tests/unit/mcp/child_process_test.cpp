@@ -45,7 +45,7 @@ std::string readAll(int fd) {
 TEST_CASE("a child starts with no blocked and no ignored signals", "[mcp]") {
   DaemonSignals daemon;
   auto child = ChildProcess::spawn("grep", {"-E", "^Sig(Blk|Ign)", "/proc/self/status"},
-                                   gantry::mcp::minimalEnvironment(), true);
+                                   gantry::mcp::minimalEnvironment());
   REQUIRE(child.isOk());
   std::string status = readAll(child.value()->stdoutFd());
   INFO(status);
@@ -59,7 +59,7 @@ TEST_CASE("a child starts with no blocked and no ignored signals", "[mcp]") {
 
 TEST_CASE("a child stops on SIGTERM without waiting for SIGKILL", "[mcp]") {
   DaemonSignals daemon;
-  auto child = ChildProcess::spawn("sleep", {"30"}, gantry::mcp::minimalEnvironment(), true);
+  auto child = ChildProcess::spawn("sleep", {"30"}, gantry::mcp::minimalEnvironment());
   REQUIRE(child.isOk());
   child.value()->signal(SIGTERM);
   auto code = child.value()->waitFor(std::chrono::milliseconds(1500));

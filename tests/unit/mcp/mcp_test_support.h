@@ -82,6 +82,31 @@ inline ServerSpec fakeSpec(std::vector<std::string> args = {}) {
   return spec;
 }
 
+/// A scratch data directory for sandboxed servers: state beneath data/mcp, data protected.
+class SandboxRoot {
+ public:
+  SandboxRoot() {
+    char pattern[] = "/tmp/gantry-mcp-sandbox-XXXXXX";
+    root_ = ::mkdtemp(pattern);
+    std::filesystem::create_directories(root_ + "/data");
+  }
+  ~SandboxRoot() { std::filesystem::remove_all(root_); }
+  SandboxRoot(const SandboxRoot&) = delete;
+  SandboxRoot& operator=(const SandboxRoot&) = delete;
+  std::string path() const { return root_; }
+  /// fastOptions with the sandbox on, as the daemon sets it up.
+  McpOptions options() const {
+    McpOptions options = fastOptions();
+    options.sandbox.enabled = true;
+    options.sandbox.state_root = root_ + "/data/mcp";
+    options.sandbox.protected_paths = {root_ + "/data"};
+    return options;
+  }
+
+ private:
+  std::string root_;
+};
+
 inline std::unique_ptr<McpHost> startHost(const std::vector<ServerSpec>& specs,
                                           McpOptions options = fastOptions()) {
   Manifest manifest;

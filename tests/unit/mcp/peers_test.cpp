@@ -17,11 +17,13 @@ using namespace std::chrono_literals;
 
 namespace {
 
+// Sandboxed as the daemon runs them: the peers' folder (Node and its packages) granted read.
 ServerSpec everythingStdio(const std::string& script) {
   ServerSpec spec;
   spec.name = "everything";
   spec.command = gantry::testing::peers::node();
   spec.args = {script, "stdio"};
+  spec.sandbox.read = {gantry::testing::peers::dir()};
   return spec;
 }
 
@@ -40,7 +42,7 @@ struct HttpEverything {
     auto spawned = ChildProcess::spawn("sh",
                                        {"-c", "exec '" + gantry::testing::peers::node() + "' '" +
                                                   script + "' streamableHttp >/dev/null 2>&1"},
-                                       env, true);
+                                       env);
     REQUIRE(spawned.isOk());
     child = std::move(spawned.value());
   }
@@ -86,7 +88,8 @@ TEST_CASE("server-everything over stdio: echo, sum, errors, images, long runs, t
           "[mcp][peers]") {
   GANTRY_REQUIRE_PEER(script, "server-everything");
   LogCapture logs;
-  auto host = startHost({everythingStdio(script)});
+  SandboxRoot sandbox;
+  auto host = startHost({everythingStdio(script)}, sandbox.options());
   auto* server = host->server("everything");
   REQUIRE(eventually([&] { return server->status().state == ServerState::kUp; }));
   CHECK(published(server, "everything__echo"));
@@ -100,7 +103,8 @@ TEST_CASE("server-everything over stdio announces list changes and they are foll
           "[mcp][peers]") {
   GANTRY_REQUIRE_PEER(script, "server-everything");
   LogCapture logs;
-  auto host = startHost({everythingStdio(script)});
+  SandboxRoot sandbox;
+  auto host = startHost({everythingStdio(script)}, sandbox.options());
   auto* server = host->server("everything");
   // simulate-research-query is registered once notifications/initialized arrived, with a
   // list_changed notification; the catalog ends up with it. get-roots-list needs the
@@ -148,7 +152,7 @@ TEST_CASE("an HTTP server that goes away is marked down and rejoins when it is b
   auto again = ChildProcess::spawn("sh",
                                    {"-c", "exec '" + gantry::testing::peers::node() + "' '" +
                                               script + "' streamableHttp >/dev/null 2>&1"},
-                                   env, true);
+                                   env);
   REQUIRE(again.isOk());
   REQUIRE(eventually([&] { return published(server, "everything__echo"); }));
   CHECK(server->call("everything__echo", R"({"message":"back"})", context()).text == "Echo: back");
@@ -166,7 +170,9 @@ TEST_CASE("server-filesystem reads a temp file", "[mcp][peers]") {
   spec.name = "fs";
   spec.command = gantry::testing::peers::node();
   spec.args = {script, dir.string()};
-  auto host = startHost({spec});
+  spec.sandbox.read = {gantry::testing::peers::dir(), dir.string()};
+  SandboxRoot sandbox;
+  auto host = startHost({spec}, sandbox.options());
   auto* server = host->server("fs");
   REQUIRE(eventually([&] { return published(server, "fs__read_text_file"); }));
   const auto args = R"({"path":")" + (dir / "note.txt").string() + R"("})";

@@ -40,3 +40,43 @@ TEST_CASE("typed readers accept what models commonly send", "[tools]") {
   CHECK_FALSE(integerArgument(object, "huge").has_value());
   CHECK_FALSE(integerArgument(object, "s").has_value());
 }
+
+TEST_CASE("arguments become one canonical object: keys sorted at every depth, no padding",
+          "[tools]") {
+  using gantry::tools::canonicalArguments;
+  CHECK(canonicalArguments(R"( { "b" : 1, "a" : {"d": [3, {"z":1,"y":2}], "c": "x"} } )").value() ==
+        R"({"a":{"c":"x","d":[3,{"y":2,"z":1}]},"b":1})");
+  CHECK(canonicalArguments("").value() == "{}");
+  CHECK(canonicalArguments("  ").value() == "{}");
+  CHECK_FALSE(canonicalArguments("[1]").isOk());
+  CHECK_FALSE(canonicalArguments("{\"a\":1} {\"b\":2}").isOk());
+  CHECK_FALSE(canonicalArguments("{\"a\":").isOk());
+}
+
+TEST_CASE("a key given twice is refused, so what the owner reads is what the tool keeps",
+          "[tools]") {
+  using gantry::tools::canonicalArguments;
+  // Cut at 600 bytes, the first path was all the owner used to see; a parser keeps the last.
+  const std::string sneaky =
+      R"({"path":"notes.txt","content":")" + std::string(700, 'x') + R"(","path":"/root/.ssh/x"})";
+  auto refused = canonicalArguments(sneaky);
+  REQUIRE_FALSE(refused.isOk());
+  CHECK(refused.status().message() ==
+        "the arguments give the key \"path\" more than once; send each key once");
+  CHECK_FALSE(canonicalArguments(R"({"a":{"b":1,"b":2}})").isOk());
+  CHECK_FALSE(canonicalArguments(R"({"a":[{"b":1,"b":1}]})").isOk());
+}
+
+TEST_CASE("arguments are described key by key, long values cut on their own, invisibles escaped",
+          "[tools]") {
+  using gantry::tools::describeArguments;
+  const std::string canonical =
+      R"({"content":")" + std::string(50, 'x') + R"(","path":"notes.txt"})";
+  CHECK(describeArguments(canonical, 20) ==
+        "content: \"" + std::string(19, 'x') + "… (32 more chars)\npath: \"notes.txt\"");
+  CHECK(describeArguments(canonical, 0).find(std::string(50, 'x')) != std::string::npos);
+  // A right-to-left override would make "txt.exe" read as "exe.txt".
+  CHECK(describeArguments("{\"f\":\"a\xE2\x80\xAEtxt.exe\"}", 0) == "f: \"a\\u202etxt.exe\"");
+  CHECK(describeArguments(R"({"f":"line\nnext"})", 0) == R"(f: "line\nnext")");
+  CHECK(describeArguments("{}", 0) == "(no arguments)");
+}
