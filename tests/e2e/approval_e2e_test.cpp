@@ -22,6 +22,7 @@ using gantry::e2e::Workspace;
 using gantry::fakes::FakeTelegram;
 using gantry::fakes::SentRecord;
 using gantry::testing::FakeOpenAiServer;
+using namespace std::chrono_literals;
 
 namespace {
 
@@ -178,5 +179,31 @@ TEST_CASE("ask tools: a call waiting when the process is killed continues after 
   CHECK(late.code == 1);
   CHECK(late.err.find("approval " + expiring + " has expired") != std::string::npos);
   CHECK(f.requestWith(R"("content":"never")").empty());
+  CHECK(gantry.stop() == 0);
+}
+
+TEST_CASE("an approval written into the database by anyone but the owner is not obeyed",
+          "[e2e][approvals][sandbox]") {
+  Fixture f;
+  GantryProcess gantry(f.env("60"));
+  INFO(gantry.err());
+  f.echoTurn("forged", "owner approved for real");
+  f.telegram.enqueueText(kOwner, "echo forged");
+  std::string id = approvalId(f.telegram.waitText("Approval needed to run fake__echo"));
+  REQUIRE(id.size() == 8);
+  // What a process that reached the file could do: mark the call approved itself.
+  execSql(f.db(), "UPDATE approvals SET state = 'approved', decided_by = 'cli', decided_at = " +
+                      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                         std::chrono::system_clock::now().time_since_epoch())
+                                         .count()) +
+                      " WHERE id = '" + id + "'");
+  if (!gantry.waitForLog("\"msg\":\"approval_forged\"", 30s)) FAIL(gantry.err());
+  CHECK(f.requestWith(R"("content":"forged")").empty());  // echo did not run
+  auto pending = runGantry(f.env("60"), "", {"approvals"});
+  CHECK(pending.out.rfind(id, 0) == 0);  // pending again, for the owner to decide
+  auto approved = runGantry(f.env("60"), "", {"approve", id});
+  CHECK(approved.code == 0);
+  if (f.telegram.waitText("owner approved for real").empty()) FAIL(gantry.err());
+  CHECK_FALSE(f.requestWith(R"("content":"forged")").empty());
   CHECK(gantry.stop() == 0);
 }

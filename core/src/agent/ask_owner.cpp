@@ -64,7 +64,12 @@ AskOutcome askOwner(approvals::Approvals& approvals, const approvals::AskedCall&
   }
   observer.onNotice(approvals::requestText(requested.value()));
   auto row = approvals.await(requested->id, wait, cancel);
-  if (!row.isOk()) return settle(approvals, call, requested.value());
+  if (!row.isOk()) {
+    // The store failed (another process holding it, say): the call waits as undecided, and
+    // is parked below so that a later decision still continues it.
+    log::warn("approval_wait_failed", {{"id", requested->id}, {"error", row.status().message()}});
+    row = requested.value();
+  }
   if (row->state == ApprovalState::kPending) {
     auto parked = approvals.park(row->id);
     if (parked.isOk() && !parked.value()) {

@@ -64,7 +64,9 @@ std::vector<std::string> capturedEnvironment() {
     }
     return entries;
   }
-  for (const auto& [name, value] : s.variables) entries.push_back(name + "=" + value);
+  for (const auto& [name, value] : s.variables) {
+    entries.push_back(std::string(name).append("=").append(value));
+  }
   return entries;
 }
 

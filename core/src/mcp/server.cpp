@@ -33,7 +33,7 @@ const char* stateName(ServerState state) {
 }
 
 McpServer::McpServer(ServerSpec spec, McpOptions options)
-    : spec_(std::move(spec)), options_(options) {
+    : spec_(std::move(spec)), options_(std::move(options)) {
   status_.name = spec_.name;
   status_.transport = spec_.isStdio() ? "stdio" : "http";
 }

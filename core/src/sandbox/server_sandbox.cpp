@@ -65,6 +65,14 @@ void grantExisting(const std::string& path, Access access, const std::vector<fs:
   if (!ec) grantAround(target, access, protect, out);
 }
 
+/// `mcp server "NAME": sandbox.KEY "GRANT" ` followed by what is wrong with it.
+Status grantRefused(const std::string& server, const char* key, const std::string& grant,
+                    const std::string& why) {
+  std::string message = "mcp server \"";
+  message.append(server).append("\": sandbox.").append(key).append(" \"").append(grant);
+  return Status::error(message.append("\" ").append(why));
+}
+
 }  // namespace
 
 std::vector<std::string> protectedPaths(const std::string& data_dir, const std::string& persona_dir,
@@ -85,15 +93,14 @@ Status checkGrants(const std::string& server, const Grants& grants, const Settin
     const char* key = list == &grants.read ? "read" : "write";
     for (const auto& grant : *list) {
       if (!fs::path(grant).is_absolute()) {
-        return Status::error("mcp server \"" + server + "\": sandbox." + key + " \"" + grant +
-                             "\" is not an absolute path");
+        return grantRefused(server, key, grant, "is not an absolute path");
       }
       const fs::path granted = normal(grant);
       for (std::size_t i = 0; i < protect.size(); ++i) {
         if (within(granted, protect[i]) || within(protect[i], granted)) {
-          return Status::error("mcp server \"" + server + "\": sandbox." + key + " \"" + grant +
-                               "\" would expose " + settings.protected_paths[i] +
-                               ", which no MCP server may reach");
+          return grantRefused(
+              server, key, grant,
+              "would expose " + settings.protected_paths[i] + ", which no MCP server may reach");
         }
       }
     }

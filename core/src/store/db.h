@@ -42,7 +42,13 @@ struct Db {
 /// progress, and every later one is refused until the process restarts.
 class Transaction {
  public:
-  explicit Transaction(Db& db) : db_(db) { Query(db_.prepared, "BEGIN").run(); }
+  /// kWrite begins IMMEDIATE: the write lock is taken (waiting out another process's) before
+  /// the first read, so a read-then-write transaction cannot fail at once because another
+  /// process (the operator's CLI) wrote in between. kRead is one snapshot for several reads.
+  enum class Kind { kWrite, kRead };
+  explicit Transaction(Db& db, Kind kind = Kind::kWrite) : db_(db) {
+    Query(db_.prepared, kind == Kind::kWrite ? "BEGIN IMMEDIATE" : "BEGIN").run();
+  }
   ~Transaction() {
     if (done_) return;
     try {

@@ -380,7 +380,7 @@ std::vector<MemoryRow> newestRows(PreparedCache& cache, const Match& match, int 
 // query (bench_host: 14 fewer fcntl calls a turn).
 std::vector<MemoryRow> matchingRows(Db& db, std::string_view query, MatchMode mode, int limit,
                                     std::optional<int64_t> active_at) {
-  Transaction reads(db);
+  Transaction reads(db, Transaction::Kind::kRead);
   db.memory_rank.refresh(db.prepared);  // its PRAGMA starts the read: the snapshot it checks
   Match match = matchFor(db, query, mode);
   std::vector<MemoryRow> rows;
@@ -423,7 +423,7 @@ std::vector<MemoryRow> bestScoredRows(Db& db, std::string_view query, MatchMode 
         candidates, static_cast<std::size_t>(keep),
         [](const Candidate& candidate) -> const MemoryRow& { return candidate.row; }, score);
   };
-  Transaction reads(db);
+  Transaction reads(db, Transaction::Kind::kRead);
   db.memory_rank.refresh(db.prepared);  // its PRAGMA starts the read: the snapshot it checks
   Match match = matchFor(db, query, mode);
   std::vector<Candidate> candidates;

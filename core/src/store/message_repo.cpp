@@ -167,7 +167,7 @@ Result<OpenedSession> MessageRepo::open(const std::string& chat_id) {
     std::lock_guard lock(store_.mutex());
     Db& db = store_.db();
     OpenedSession opened;
-    Transaction reads(db);
+    Transaction reads(db, Transaction::Kind::kRead);
     {
       Query find(db.prepared, "SELECT id, summary FROM sessions WHERE chat_id = ?");
       if (find.bind(chat_id).step()) {
@@ -221,7 +221,9 @@ Status MessageRepo::setContent(int64_t message_id, const std::string& content) {
 Result<std::vector<ChatMessage>> MessageRepo::history(int64_t session_id) {
   return guarded("history", [&]() -> Result<std::vector<ChatMessage>> {
     std::lock_guard lock(store_.mutex());
-    Transaction reads(store_.db());  // the cache's check and the rows it adds, one snapshot
+    Transaction reads(
+        store_.db(),
+        Transaction::Kind::kRead);  // the cache's check and the rows it adds, one snapshot
     auto history = readHistory(store_.db(), session_id).messages;
     reads.commit();
     return history;

@@ -135,8 +135,9 @@ std::string describeArguments(const std::string& canonical, std::size_t max_valu
   document.Parse(canonical.data(), canonical.size());
   if (document.HasParseError() || !document.IsObject()) return escapeInvisible(canonical);
   if (document.ObjectEmpty()) return "(no arguments)";
+  const Value& root = document;
   std::string out;
-  for (const auto& member : document.GetObject()) {
+  for (const auto& member : root.GetObject()) {
     std::string value = toJson(member.value);
     std::string shown = value;
     if (max_value_chars > 0 && value.size() > max_value_chars) {

@@ -111,7 +111,9 @@ TEST_CASE("manifest grants inside, around or relative to protected paths are ref
           "[sandbox]") {
   Settings settings;
   settings.protected_paths = {"/var/lib/gantry/me", "/etc/gantry"};
-  auto check = [&](Grants grants) { return gantry::sandbox::checkGrants("srv", grants, settings); };
+  auto check = [&](const Grants& grants) {
+    return gantry::sandbox::checkGrants("srv", grants, settings);
+  };
   CHECK(check({{"/srv/notes"}, {"/home/me/inbox"}}).isOk());
   auto inside = check({{"/var/lib/gantry/me/vault"}, {}});
   REQUIRE_FALSE(inside.isOk());
