@@ -176,6 +176,22 @@ TEST_CASE("model errors reach the user as clear messages and the process carries
   CHECK(r.out.find("after the rate limit") != std::string::npos);
 }
 
+TEST_CASE("in a pipe a slash command takes its turn in order and no line is dropped", "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("pipe-order");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  auto renewed = runGantry(env, "say alpha\n/new\nsay beta\n");
+  CHECK(renewed.code == 0);
+  CHECK(renewed.out == "echo: say alpha\nNew session started. Memory is kept.\necho: say beta\n");
+  auto cancelled = runGantry(env, "say a\nsay b\n/cancel\nsay c\n");
+  CHECK(cancelled.code == 0);
+  CHECK(cancelled.out == "echo: say a\necho: say b\nNothing to cancel.\necho: say c\n");
+  auto perf = runGantry(env, "hello\n/perf\n");
+  CHECK(perf.code == 0);
+  CHECK(perf.out.rfind("echo: hello\n", 0) == 0);
+  CHECK(perf.out.find("No turns yet.") == std::string::npos);
+}
+
 TEST_CASE("streamed replies are written to the terminal as they arrive", "[e2e]") {
   FakeOpenAiServer llm;
   llm.addReply(R"({"content":"a reply that arrives in several small pieces"})");

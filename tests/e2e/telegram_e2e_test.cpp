@@ -149,6 +149,21 @@ TEST_CASE("three quick bubbles become one turn", "[e2e][telegram]") {
   CHECK(countText(f.telegram, "sendMessage", "first attempt") == 0);
 }
 
+TEST_CASE("messages sent while gantry was stopped are one turn, answering each on its line",
+          "[e2e][telegram]") {
+  Fixture f;
+  f.telegram.enqueueText(kOwner, "backlog one");
+  f.telegram.enqueueText(kOwner, "backlog two");
+  GantryProcess gantry(f.env({{"COALESCE_SETTLE_MS", "2000"}}));
+  INFO(gantry.err());
+  REQUIRE_FALSE(f.telegram.waitText("backlog two").empty());
+  auto requests = f.llm.requests();
+  REQUIRE(requests.size() == 1);  // no turn started, and cancelled, for the first alone
+  CHECK(requests[0].find("backlog one\\nbacklog two") != std::string::npos);
+  CHECK(countText(f.telegram, "sendMessage", "echo:") == 1);
+  CHECK(gantry.stop() == 0);
+}
+
 TEST_CASE("a restart does not handle an update twice", "[e2e][telegram]") {
   Fixture f;
   {

@@ -421,6 +421,10 @@ class Daemon {
       d_.watch_.receiveOk(store::nowMs());
       d_.chat_->onMessage(std::move(message));
     }
+    void onMessages(std::vector<InboundMessage> messages) noexcept override {
+      d_.watch_.receiveOk(store::nowMs());
+      d_.chat_->onMessages(std::move(messages));
+    }
     void onReceiveOk() noexcept override { d_.watch_.receiveOk(store::nowMs()); }
 
    private:
