@@ -530,7 +530,16 @@ class Daemon {
       return 1;
     }
     log::info("stopped", {});
-    return 0;
+    return turnsFailed() ? 1 : 0;
+  }
+
+  // A piped run tells a script whether every line got its reply; a chat daemon's stop is
+  // not a verdict on the turns before it.
+  bool turnsFailed() const {
+    const int failed = chat_->failedTurns();
+    if (!channel_->caps().ordered_input || failed == 0) return false;
+    std::cerr << "gantry: " << failed << (failed == 1 ? " turn" : " turns") << " failed\n";
+    return true;
   }
 
   config::Config config_;
