@@ -9,6 +9,7 @@
 ///
 /// On ordered input (a pipe) nothing interrupts or joins: every event has its turn in order.
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <future>
