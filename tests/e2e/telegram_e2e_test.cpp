@@ -158,10 +158,13 @@ TEST_CASE("messages sent while gantry was stopped are one turn, answering each o
   INFO(gantry.err());
   REQUIRE_FALSE(f.telegram.waitText("backlog two").empty());
   auto requests = f.llm.requests();
-  REQUIRE(requests.size() == 1);  // no turn started, and cancelled, for the first alone
+  REQUIRE(requests.size() == 1);
   CHECK(requests[0].find("backlog one\\nbacklog two") != std::string::npos);
   CHECK(countText(f.telegram, "sendMessage", "echo:") == 1);
   CHECK(gantry.stop() == 0);
+  // No turn was started for the first message alone, to be cancelled by the second.
+  CHECK(gantry::e2e::count(gantry.err(), R"("msg":"turn",)") == 1);
+  CHECK(gantry.err().find(R"("outcome":"cancelled")") == std::string::npos);
 }
 
 // On a chat platform /cancel acts at once (in a pipe it waits for its turn, so this runs on
