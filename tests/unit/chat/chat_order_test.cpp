@@ -160,6 +160,8 @@ TEST_CASE("messages received together are one turn, with none started for the fi
   f.provider.reply("both answered");
   std::vector<InboundMessage> batch{FakeChannel::message("first"), FakeChannel::message("second")};
   f.service().onMessages(std::move(batch));
+  // Bounded: a turn cancelled for the second message would settle on the manual clock.
+  REQUIRE(f.channel.waitFor("both answered"));
   f.service().drain();
   auto requests = f.provider.requests();
   REQUIRE(requests.size() == 1);

@@ -170,7 +170,9 @@ TEST_CASE("a backlog the inbox holds at start is answered in one turn", "[chat]"
   REQUIRE(f.inbox.add(platformMessage("first", "m1")).isOk());
   REQUIRE(f.inbox.add(platformMessage("second", "m2")).isOk());
   f.provider.reply("both answered");
-  f.recover();
+  f.service().recoverAfterRestart();
+  REQUIRE(f.channel.waitFor("both answered"));  // bounded, unlike a settle on the manual clock
+  f.service().drain();
   auto requests = f.provider.requests();
   REQUIRE(requests.size() == 1);
   CHECK(requests[0].messages.back().content == "first\nsecond");
