@@ -72,7 +72,7 @@ void ChatService::onMessages(std::vector<InboundMessage> messages) noexcept {
       if (stopping_) return;
       log::debug("message_received",
                  {{"chat", message.chat_id}, {"chars", std::to_string(message.text.size())}});
-      const std::string cmd = isCommand(message) ? commandWord(message.text) : "";
+      const std::string cmd = commandOf(message);
       if (!cmd.empty() && answeredAtOnce(cmd)) {
         hand(pending[message.chat_id], message.chat_id);
         answer(message, cmd);
@@ -103,14 +103,15 @@ Bubbles ChatService::recorded(InboundMessage message) {
   return bubbles;
 }
 
-/// A slash command gantry answers; anything else starting with a slash goes to the model.
-bool ChatService::isCommand(const InboundMessage& message) const {
-  const std::string cmd = commandWord(message.text);
-  if (cmd.empty()) return false;
+/// The slash command gantry answers, or "": anything else, a slash or not, goes to the model.
+std::string ChatService::commandOf(const InboundMessage& message) const {
+  std::string cmd = commandWord(message.text);
   const auto& all = slashCommands();
-  return cmd == "/start" || texts_.count(cmd) > 0 ||
-         std::any_of(all.begin(), all.end(),
-                     [&](const SlashCommand& c) { return cmd == "/" + std::string(c.name); });
+  const bool known = cmd == "/start" || texts_.count(cmd) > 0 ||
+                     std::any_of(all.begin(), all.end(), [&](const SlashCommand& c) {
+                       return cmd == "/" + std::string(c.name);
+                     });
+  return known ? cmd : "";
 }
 
 /// On ordered input a command takes its turn like any line (Worker::run(Command&)), except

@@ -90,7 +90,7 @@ class ChatService final : public InboundSink {
   Worker& worker(const std::string& chat_id);
   void hand(std::vector<ChatEvent>& events, const std::string& chat_id);
   Bubbles recorded(InboundMessage message);
-  bool isCommand(const InboundMessage& message) const;
+  std::string commandOf(const InboundMessage& message) const;
   bool answeredAtOnce(const std::string& cmd) const;
   /// Answers command cmd of m; any thread (a chat's worker on ordered input).
   void answer(const InboundMessage& m, const std::string& cmd);
