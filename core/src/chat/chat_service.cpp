@@ -73,13 +73,14 @@ void ChatService::onMessages(std::vector<InboundMessage> messages) noexcept {
       log::debug("message_received",
                  {{"chat", message.chat_id}, {"chars", std::to_string(message.text.size())}});
       const std::string cmd = commandOf(message);
+      auto& chat_events = pending[message.chat_id];
       if (!cmd.empty() && answeredAtOnce(cmd)) {
-        hand(pending[message.chat_id], message.chat_id);
+        hand(chat_events, message.chat_id);
         answer(message, cmd);
       } else if (!cmd.empty()) {
-        pending[message.chat_id].emplace_back(Command{std::move(message)});
+        chat_events.emplace_back(Command{std::move(message)});
       } else if (!handedOverAgain(message)) {
-        pending[message.chat_id].emplace_back(recorded(std::move(message)));
+        chat_events.emplace_back(recorded(std::move(message)));
       }
     }
     for (auto& [chat_id, events] : pending) hand(events, chat_id);
