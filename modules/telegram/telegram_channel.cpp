@@ -177,8 +177,8 @@ void TelegramChannel::saveOffset(std::int64_t offset) {
   }
 }
 
-// One getUpdates after another. The offset is persisted right after each update is handed
-// to the sink (which records the message first), and the next getUpdates confirms it to
+// One getUpdates after another. The offset is persisted right after a batch is handed to
+// the sink (which records its messages first), and the next getUpdates confirms it to
 // Telegram: a restart resumes after the last handed-over update and never sees it again.
 Status TelegramChannel::receiveLoop(InboundSink& sink) {
   registerCommands();
@@ -228,17 +228,22 @@ void TelegramChannel::registerCommands() {
   host_.log(LogLevel::kInfo, "telegram: command menu set", {});
 }
 
+// The batch's messages are handed over together, so a backlog (what was sent while gantry
+// was stopped) is one turn where the host joins bubbles.
 Status TelegramChannel::handleBatch(const std::string& result_json, InboundSink& sink,
                                     std::int64_t* offset, std::size_t* handled) {
   std::vector<Update> updates;
   std::string err;
   if (!parseUpdates(result_json, &updates, &err)) return Status::error(err);
   *handled = updates.size();
+  if (updates.empty()) return Status::ok();
+  std::vector<InboundMessage> messages;
   for (const Update& update : updates) {
-    handleUpdate(update, sink);
-    *offset = update.update_id + 1;
-    saveOffset(*offset);
+    if (auto message = accepted(update)) messages.push_back(std::move(*message));
   }
+  if (!messages.empty()) sink.onMessages(std::move(messages));
+  *offset = updates.back().update_id + 1;
+  saveOffset(*offset);
   return Status::ok();
 }
 
@@ -263,27 +268,27 @@ Status TelegramChannel::waitAfterFailure(const Reply& reply, std::chrono::millis
   return Status::ok();
 }
 
-void TelegramChannel::handleUpdate(const Update& update, InboundSink& sink) {
-  if (!update.has_message) return;
+std::optional<InboundMessage> TelegramChannel::accepted(const Update& update) {
+  if (!update.has_message) return std::nullopt;
   if (update.chat_type != "private") {
     host_.log(LogLevel::kInfo, "telegram: ignored a message outside a private chat",
               {{"chat_id", update.message.chat_id}, {"chat_type", update.chat_type}});
-    return;
+    return std::nullopt;
   }
   if (options_.allowed_users.count(update.sender_id) == 0) {
     host_.log(
         LogLevel::kWarn, "telegram: dropped a message from a sender not in TELEGRAM_ALLOWED_USERS",
         {{"sender_id", update.message.sender_id}, {"sender_name", update.message.sender_name}});
-    return;
+    return std::nullopt;
   }
   InboundMessage message = update.message;
   if (!update.photo_file_id.empty()) attachPhoto(update, &message);
   if (message.text.empty() && message.images.empty()) {
     host_.log(LogLevel::kDebug, "telegram: ignored a message without text or photo",
               {{"chat_id", message.chat_id}, {"message_id", message.message_id}});
-    return;
+    return std::nullopt;
   }
-  sink.onMessage(std::move(message));
+  return message;
 }
 
 void TelegramChannel::attachPhoto(const Update& update, InboundMessage* message) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -76,7 +77,9 @@ class TelegramChannel final : public Channel {
   Status waitAfterFailure(const Reply& reply, std::chrono::milliseconds* backoff);
   std::int64_t loadOffset();
   void saveOffset(std::int64_t offset);
-  void handleUpdate(const Update& update, InboundSink& sink);
+  /// The update's message when it is one to hand over (an allowlisted sender's, in a private
+  /// chat, with text or a photo); nullopt otherwise (logged).
+  std::optional<InboundMessage> accepted(const Update& update);
   void attachPhoto(const Update& update, InboundMessage* message);
   bool stopRequested() const;
   void pause(std::chrono::milliseconds delay);

@@ -170,10 +170,42 @@ TEST_CASE("model errors reach the user as clear messages and the process carries
   llm.addReply(R"({"content":"after the rate limit"})");
   Workspace ws("errors");
   auto r = runGantry(gantry::e2e::stdioEnv(ws, llm.port()), "one\ntwo\n");
-  CHECK(r.code == 0);
+  CHECK(r.code == 1);  // a turn failed: a script can tell
+  CHECK(r.err.find("gantry: 1 turn failed") != std::string::npos);
   CHECK(r.out.find("401") != std::string::npos);
   CHECK(r.out.find("invalid api key") != std::string::npos);
   CHECK(r.out.find("after the rate limit") != std::string::npos);
+}
+
+TEST_CASE("a piped run whose every turn got its reply exits 0, one with a failed turn 1", "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("exit-code");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  CHECK(runGantry(env, "fine\n").code == 0);
+  llm.addReply(R"({"status":400,"error_message":"bad request"})");
+  auto failed = runGantry(env, "broken\nfine again\n");
+  CHECK(failed.code == 1);
+  CHECK(failed.out.find("echo: fine again") != std::string::npos);  // the pipe went on
+  env["LLM_BASE_URL"] = "http://127.0.0.1:1/v1";                    // the model is down
+  auto down = runGantry(env, "anyone there?\n");
+  CHECK(down.code == 1);
+  CHECK(down.out.find("⚠️") != std::string::npos);  // answered with what failed
+}
+
+TEST_CASE("in a pipe a slash command takes its turn in order and no line is dropped", "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("pipe-order");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  auto renewed = runGantry(env, "say alpha\n/new\nsay beta\n");
+  CHECK(renewed.code == 0);
+  CHECK(renewed.out == "echo: say alpha\nNew session started. Memory is kept.\necho: say beta\n");
+  auto cancelled = runGantry(env, "say a\nsay b\n/cancel\nsay c\n");
+  CHECK(cancelled.code == 0);
+  CHECK(cancelled.out == "echo: say a\necho: say b\nNothing to cancel.\necho: say c\n");
+  auto perf = runGantry(env, "hello\n/perf\n");
+  CHECK(perf.code == 0);
+  CHECK(perf.out.rfind("echo: hello\n", 0) == 0);
+  CHECK(perf.out.find("No turns yet.") == std::string::npos);
 }
 
 TEST_CASE("streamed replies are written to the terminal as they arrive", "[e2e]") {

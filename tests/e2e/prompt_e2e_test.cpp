@@ -94,38 +94,3 @@ TEST_CASE("tool results older than the last four collapse within one turn", "[e2
   last_of_turn.pop_back();
   CHECK(messagesArray(requests[7]).compare(0, last_of_turn.size(), last_of_turn) == 0);
 }
-
-TEST_CASE("a summary fold stops at /cancel and its turns wait in the history for the next fold",
-          "[e2e]") {
-  FakeOpenAiServer llm;
-  llm.addReply(R"({"content":"r1"})");
-  llm.addReply(R"({"content":"r2"})");
-  llm.addReply(R"({"content":"never","delay_ms":60000})");  // the first fold hangs
-  llm.addReply(R"({"content":"The user counted."})");       // the next fold
-  llm.addReply(R"({"content":"r4"})");
-  Workspace ws("foldcancel");
-  auto env = gantry::e2e::stdioEnv(ws, llm.port());
-  env["HISTORY_MAX_MESSAGES"] = "4";
-  GantryProcess gantry(env);
-  gantry.write("one\n");
-  REQUIRE(gantry.waitForOutput("r1", 10s));
-  gantry.write("two\n");
-  REQUIRE(gantry.waitForOutput("r2", 10s));
-  gantry.write("three\n");
-  for (int i = 0; i < 200 && llm.requests().size() < 3; ++i) std::this_thread::sleep_for(50ms);
-  REQUIRE(llm.requests().size() == 3);  // the fold of turn one is under way
-  auto start = std::chrono::steady_clock::now();
-  gantry.write("/cancel\n");
-  REQUIRE(gantry.waitForLog("summary_fold_failed", 10s));
-  CHECK(std::chrono::steady_clock::now() - start < 5s);
-  gantry.write("four\n");
-  REQUIRE(gantry.waitForOutput("r4", 10s));
-  gantry.closeInput();
-  CHECK(gantry.wait() == 0);
-  auto requests = llm.requests();
-  INFO(gantry.err().substr(0, 3000));
-  REQUIRE(requests.size() == 5);
-  // The second fold still has turn one to summarise, and the turn after it gets the summary.
-  CHECK(requests[3].find("user: one") != std::string::npos);
-  CHECK(requests[4].find("The user counted.") != std::string::npos);
-}

@@ -149,6 +149,57 @@ TEST_CASE("three quick bubbles become one turn", "[e2e][telegram]") {
   CHECK(countText(f.telegram, "sendMessage", "first attempt") == 0);
 }
 
+TEST_CASE("messages sent while gantry was stopped are one turn, answering each on its line",
+          "[e2e][telegram]") {
+  Fixture f;
+  f.telegram.enqueueText(kOwner, "backlog one");
+  f.telegram.enqueueText(kOwner, "backlog two");
+  GantryProcess gantry(f.env({{"COALESCE_SETTLE_MS", "2000"}}));
+  INFO(gantry.err());
+  REQUIRE_FALSE(f.telegram.waitText("backlog two").empty());
+  auto requests = f.llm.requests();
+  REQUIRE(requests.size() == 1);
+  CHECK(requests[0].find("backlog one\\nbacklog two") != std::string::npos);
+  CHECK(countText(f.telegram, "sendMessage", "echo:") == 1);
+  CHECK(gantry.stop() == 0);
+  // No turn was started for the first message alone, to be cancelled by the second.
+  CHECK(gantry::e2e::count(gantry.err(), R"("msg":"turn",)") == 1);
+  CHECK(gantry.err().find(R"("outcome":"cancelled")") == std::string::npos);
+}
+
+// On a chat platform /cancel acts at once (in a pipe it waits for its turn, so this runs on
+// the fake Bot API).
+TEST_CASE("a summary fold stops at /cancel and its turns wait in the history for the next fold",
+          "[e2e][telegram]") {
+  Fixture f;
+  f.llm.addReply(R"({"content":"r1"})");
+  f.llm.addReply(R"({"content":"r2"})");
+  f.llm.addReply(R"({"content":"never","delay_ms":60000})");  // the first fold hangs
+  f.llm.addReply(R"({"content":"The user counted."})");       // the next fold
+  f.llm.addReply(R"({"content":"r4"})");
+  GantryProcess gantry(f.env({{"HISTORY_MAX_MESSAGES", "4"}}));
+  INFO(gantry.err().substr(0, 3000));
+  f.telegram.enqueueText(kOwner, "one");
+  REQUIRE_FALSE(f.telegram.waitText("r1").empty());
+  f.telegram.enqueueText(kOwner, "two");
+  REQUIRE_FALSE(f.telegram.waitText("r2").empty());
+  f.telegram.enqueueText(kOwner, "three");
+  for (int i = 0; i < 200 && f.llm.requests().size() < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  REQUIRE(f.llm.requests().size() == 3);  // the fold of turn one is under way
+  f.telegram.enqueueText(kOwner, "/cancel");
+  REQUIRE(gantry.waitForLog("summary_fold_failed", std::chrono::seconds(10)));
+  f.telegram.enqueueText(kOwner, "four");
+  REQUIRE_FALSE(f.telegram.waitText("r4").empty());
+  CHECK(gantry.stop() == 0);
+  auto requests = f.llm.requests();
+  REQUIRE(requests.size() == 5);
+  // The second fold still has turn one to summarise, and the turn after it gets the summary.
+  CHECK(requests[3].find("user: one") != std::string::npos);
+  CHECK(requests[4].find("The user counted.") != std::string::npos);
+}
+
 TEST_CASE("a restart does not handle an update twice", "[e2e][telegram]") {
   Fixture f;
   {

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gantry/host.h"
@@ -59,6 +60,12 @@ class InboundSink {
   virtual ~InboundSink() = default;
   /// A message from an allowlisted sender (the channel has already dropped strangers).
   virtual void onMessage(InboundMessage message) noexcept = 0;
+  /// Messages the channel received together, in order (one poll's batch, such as the backlog
+  /// waiting at start): where the host joins bubbles, they become one turn, and no turn is
+  /// started for the first alone. The default hands each to onMessage().
+  virtual void onMessages(std::vector<InboundMessage> messages) noexcept {
+    for (auto& message : messages) onMessage(std::move(message));
+  }
   /// The channel received successfully from its platform (a poll answered, a heartbeat
   /// acknowledged, the terminal readable). Cheap; call it as often as convenient. It feeds
   /// `gantry status`.

@@ -69,7 +69,8 @@ commands:
   doctor [--repair]   check the database (FTS index, tool calls left running); --repair fixes
   help                this text; `gantry COMMAND --help` for one command
 
-exit codes: 0 success, 1 runtime or configuration error, 2 usage error
+exit codes: 0 success, 1 runtime or configuration error, 2 usage error;
+a piped run exits 1 when any of its turns failed
 )";
 
 bool wantsHelp(const Args& args) {

@@ -421,6 +421,10 @@ class Daemon {
       d_.watch_.receiveOk(store::nowMs());
       d_.chat_->onMessage(std::move(message));
     }
+    void onMessages(std::vector<InboundMessage> messages) noexcept override {
+      d_.watch_.receiveOk(store::nowMs());
+      d_.chat_->onMessages(std::move(messages));
+    }
     void onReceiveOk() noexcept override { d_.watch_.receiveOk(store::nowMs()); }
 
    private:
@@ -526,7 +530,16 @@ class Daemon {
       return 1;
     }
     log::info("stopped", {});
-    return 0;
+    return turnsFailed() ? 1 : 0;
+  }
+
+  // A piped run tells a script whether every line got its reply; a chat daemon's stop is
+  // not a verdict on the turns before it.
+  bool turnsFailed() const {
+    const int failed = chat_->failedTurns();
+    if (!channel_->caps().ordered_input || failed == 0) return false;
+    std::cerr << "gantry: " << failed << (failed == 1 ? " turn" : " turns") << " failed\n";
+    return true;
   }
 
   config::Config config_;

@@ -1,24 +1,22 @@
 #pragma once
 /// ChatService: the channel-independent chat experience (DESIGN 4.3), implemented once for
-/// every channel — one worker per chat running one turn at a time, multi-bubble coalescing,
-/// slash commands, streaming replies, photos, scheduled (cron) turns.
+/// every channel — one worker per chat taking its events in order (chat/chat_worker.h),
+/// multi-bubble coalescing, slash commands, streaming replies, photos, scheduled (cron) turns.
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <functional>
-#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "agent/agent.h"
 #include "approvals/approvals.h"
 #include "chat/approval_follow_up.h"
+#include "chat/chat_events.h"
 #include "chat/reply_stream.h"
 #include "chat/settle_clock.h"
 #include "chat/typing_pulses.h"
@@ -40,7 +38,8 @@ struct ChatOptions {
 };
 
 /// The reply to a command that only reports (/status, /tools, /tokens, /perf, /toolstats,
-/// /memstats), supplied by the application; called on the channel's receive thread.
+/// /memstats), supplied by the application; called on the channel's receive thread, or on
+/// the chat's worker when input is ordered (the command then takes its turn).
 using CommandText = std::function<std::string(const std::string& chat_id)>;
 /// Keyed by the command with its slash ("/perf"). A command of slashCommands() missing here
 /// answers that it is not available.
@@ -58,6 +57,9 @@ class ChatService final : public InboundSink {
 
   /// Called on the channel's receive thread.
   void onMessage(InboundMessage message) noexcept override;
+  /// Called on the channel's receive thread: a chat's messages received together are queued
+  /// together, so where bubbles join they are one turn.
+  void onMessages(std::vector<InboundMessage> messages) noexcept override;
 
   /// Runs prompt as a turn on chat_id (not coalesced, serialised with the chat's turns) and
   /// pushes the reply to the chat. Blocks until the turn ends; returns the reply or error.
@@ -78,15 +80,28 @@ class ChatService final : public InboundSink {
 
   /// Blocks until every queued message has had its turn (pipe end of input).
   void drain();
+  /// How many turns ended with an error (not a cancel) since start: a piped run's exit code.
+  int failedTurns() const { return failed_turns_.load(); }
   /// Stops taking messages, lets in-flight turns finish for up to bound, then cancels them.
   void shutdown(std::chrono::milliseconds bound);
 
  private:
   class Worker;
   Worker& worker(const std::string& chat_id);
-  bool handleCommand(const InboundMessage& message);
+  void hand(std::vector<ChatEvent>& events, const std::string& chat_id);
+  Bubbles recorded(InboundMessage message);
+  std::string commandOf(const InboundMessage& message) const;
+  bool answeredAtOnce(const std::string& cmd) const;
+  /// Answers command cmd of m; any thread (a chat's worker on ordered input).
+  void answer(const InboundMessage& m, const std::string& cmd);
+  void cancel(const std::string& chat_id);
+  std::string reply(const InboundMessage& m, const std::string& cmd);
   /// text: the message's text, trimmed.
   std::string decide(const InboundMessage& message, const std::string& text, bool approve);
+  void clearSession(const std::string& chat_id);
+  /// Bubbles arriving during a turn interrupt it and are joined (not on ordered input, and
+  /// not with COALESCE_SETTLE_MS=0).
+  bool joinsBubbles() const;
   void followUp(const store::ApprovalRow& approval);
   void stopFollowUp();
   /// A message the inbox already holds (a channel handing it over again after a restart).
@@ -118,6 +133,7 @@ class ChatService final : public InboundSink {
   std::map<std::string, std::unique_ptr<Worker>> workers_;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> first_turn_{true};
+  std::atomic<int> failed_turns_{0};
   approvals::Approvals* approvals_;
   std::unique_ptr<ApprovalFollowUp> follow_up_;  ///< last: its thread uses the members above
 };

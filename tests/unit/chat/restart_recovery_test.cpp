@@ -165,6 +165,21 @@ TEST_CASE("a message a channel hands over again after a restart is answered once
   CHECK(f.channel.sent() == std::vector<std::string>{"hello"});
 }
 
+TEST_CASE("a backlog the inbox holds at start is answered in one turn", "[chat]") {
+  RecoveryFixture f;
+  REQUIRE(f.inbox.add(platformMessage("first", "m1")).isOk());
+  REQUIRE(f.inbox.add(platformMessage("second", "m2")).isOk());
+  f.provider.reply("both answered");
+  f.service().recoverAfterRestart();
+  REQUIRE(f.channel.waitFor("both answered"));  // bounded, unlike a settle on the manual clock
+  f.service().drain();
+  auto requests = f.provider.requests();
+  REQUIRE(requests.size() == 1);
+  CHECK(requests[0].messages.back().content == "first\nsecond");
+  CHECK(f.channel.sent() == std::vector<std::string>{"both answered"});
+  CHECK(f.inbox.pending()->empty());
+}
+
 TEST_CASE("a turn a shutdown cut short stays open with its message for the next start", "[chat]") {
   RecoveryFixture f;
   f.provider.stall();

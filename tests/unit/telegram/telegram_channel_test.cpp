@@ -32,7 +32,19 @@ class Sink final : public gantry::InboundSink {
     messages_.push_back(std::move(message));
     changed_.notify_all();
   }
+  void onMessages(std::vector<InboundMessage> messages) noexcept override {
+    {
+      std::lock_guard lock(mutex_);
+      batches_.push_back(messages.size());
+    }
+    InboundSink::onMessages(std::move(messages));
+  }
   void onReceiveOk() noexcept override { ++receive_ok; }
+  /// The size of each handover of messages received together, in order.
+  std::vector<std::size_t> batches() {
+    std::lock_guard lock(mutex_);
+    return batches_;
+  }
   /// Waits (generously) for n messages and returns what arrived.
   std::vector<InboundMessage> wait(std::size_t n) {
     std::unique_lock lock(mutex_);
@@ -44,6 +56,7 @@ class Sink final : public gantry::InboundSink {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<InboundMessage> messages_;
+  std::vector<std::size_t> batches_;
 
  public:
   std::atomic<int> receive_ok{0};
@@ -219,6 +232,22 @@ TEST_CASE("the offset is persisted so a restart does not handle an update twice"
   restarted.finish();
   REQUIRE(got.size() == 1);
   CHECK(got[0].text == "two");
+}
+
+TEST_CASE("the updates of one poll are handed over together, strangers left out",
+          "[telegram][channel]") {
+  Fixture f;
+  f.fake.enqueueText(kOwner, "one");
+  f.fake.enqueueText(999, "stranger");
+  std::int64_t last = f.fake.enqueueText(kOwner, "two");
+  Running running(f.host, f.sink);
+  auto got = f.sink.wait(2);
+  running.finish();
+  REQUIRE(got.size() == 2);
+  CHECK(got[0].text == "one");
+  CHECK(got[1].text == "two");
+  CHECK(f.sink.batches() == std::vector<std::size_t>{2});
+  CHECK(f.host.state["offset"] == std::to_string(last + 1));
 }
 
 TEST_CASE("a bad token ends run with a clear error", "[telegram][channel]") {
