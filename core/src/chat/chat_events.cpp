@@ -1,5 +1,8 @@
 #include "chat/chat_events.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "gantry/text/trim.h"
 
 namespace gantry::chat {
@@ -43,6 +46,16 @@ std::string droppedNotice(int messages) {
   if (messages <= 0) return "";
   if (messages == 1) return "1 waiting message was dropped.";
   return std::to_string(messages) + " waiting messages were dropped.";
+}
+
+bool looksLikeCommand(std::string_view word) {
+  if (word.size() < 2 || word.size() > 33 || word[0] != '/' ||
+      std::isalpha(static_cast<unsigned char>(word[1])) == 0) {
+    return false;
+  }
+  return std::all_of(word.begin() + 1, word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  });
 }
 
 std::string commandWord(const std::string& text) {

@@ -7,6 +7,7 @@
 #include <deque>
 #include <future>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -65,5 +66,8 @@ std::string droppedNotice(int messages);
 /// The command word of a message ("/perf" for "  /perf@bot now"), or "" when the text does
 /// not start with a slash (leading spaces allowed).
 std::string commandWord(const std::string& text);
+/// True for a word shaped like a chat command: '/', a letter, then letters, digits or '_'
+/// (32 at most, as Telegram's commands), such as "/bogus"; not "/usr/bin" or "/".
+bool looksLikeCommand(std::string_view word);
 
 }  // namespace gantry::chat

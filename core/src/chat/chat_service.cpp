@@ -104,15 +104,19 @@ Bubbles ChatService::recorded(InboundMessage message) {
   return bubbles;
 }
 
-/// The slash command gantry answers, or "": anything else, a slash or not, goes to the model.
+/// The slash command gantry answers, or "": text that does not begin with a command word
+/// goes to the model. A command word gantry does not know is answered too (reply() says so):
+/// a mistyped command must not reach the model as if it were a message.
 std::string ChatService::commandOf(const InboundMessage& message) const {
   std::string cmd = commandWord(message.text);
+  return knownCommand(cmd) || looksLikeCommand(cmd) ? cmd : "";
+}
+
+bool ChatService::knownCommand(const std::string& cmd) const {
   const auto& all = slashCommands();
-  const bool known = cmd == "/start" || texts_.count(cmd) > 0 ||
-                     std::any_of(all.begin(), all.end(), [&](const SlashCommand& c) {
-                       return cmd == "/" + std::string(c.name);
-                     });
-  return known ? cmd : "";
+  return cmd == "/start" || texts_.count(cmd) > 0 ||
+         std::any_of(all.begin(), all.end(),
+                     [&](const SlashCommand& c) { return cmd == "/" + std::string(c.name); });
 }
 
 /// On ordered input a command takes its turn like any line (Worker::run(Command&)), except
@@ -150,6 +154,7 @@ std::string ChatService::reply(const InboundMessage& m, const std::string& cmd) 
     return decide(m, std::string(text::trim(m.text)), cmd == "/approve");
   }
   if (cmd == "/start" || cmd == "/help") return helpText();
+  if (!knownCommand(cmd)) return cmd + ": unknown command; /help lists them.";
   return cmd + " is not available here.";
 }
 

@@ -91,6 +91,7 @@ class ChatService final : public InboundSink {
   void hand(std::vector<ChatEvent>& events, const std::string& chat_id);
   Bubbles recorded(InboundMessage message);
   std::string commandOf(const InboundMessage& message) const;
+  bool knownCommand(const std::string& cmd) const;
   bool answeredAtOnce(const std::string& cmd) const;
   /// Answers command cmd of m; any thread (a chat's worker on ordered input).
   void answer(const InboundMessage& m, const std::string& cmd);

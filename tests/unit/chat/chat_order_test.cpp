@@ -197,3 +197,20 @@ TEST_CASE("the command word ignores leading spaces, a bot name and arguments", "
   CHECK(gantry::chat::commandWord("/approve ab12cd34") == "/approve");
   CHECK(gantry::chat::commandWord("say /new").empty());
 }
+
+TEST_CASE("an unknown slash command is answered as one and never reaches the model",
+          "[chat][order]") {
+  ChatFixture f(orderedInput());
+  f.provider.reply("path answered");
+  f.say("/bogus");
+  f.say("/usr/bin is a folder");
+  f.service().drain();
+  CHECK(f.channel.sent() ==
+        std::vector<std::string>{"/bogus: unknown command; /help lists them.", "path answered"});
+  REQUIRE(f.provider.requests().size() == 1);
+  CHECK(f.provider.requests()[0].messages.back().content == "/usr/bin is a folder");
+  CHECK(gantry::chat::looksLikeCommand("/bogus_2"));
+  CHECK_FALSE(gantry::chat::looksLikeCommand("/usr/bin"));
+  CHECK_FALSE(gantry::chat::looksLikeCommand("/"));
+  CHECK_FALSE(gantry::chat::looksLikeCommand("/2fa"));
+}
