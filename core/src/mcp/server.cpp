@@ -8,16 +8,11 @@
 #include "mcp/http_transport.h"
 #include "mcp/sandboxing.h"
 #include "mcp/stdio_transport.h"
+#include "store/store.h"
 #include "tools/naming.h"
 
 namespace gantry::mcp {
 namespace {
-
-int64_t nowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 bool selected(const ServerSpec& spec, const std::string& tool) {
   auto matches = [&](const std::string& glob) { return globMatch(glob, tool); };
@@ -43,7 +38,7 @@ McpServer::McpServer(ServerSpec spec, McpOptions options)
     : spec_(std::move(spec)), options_(std::move(options)) {
   status_.name = spec_.name;
   status_.transport = spec_.isStdio() ? "stdio" : "http";
-  status_.down_since_ms = nowMs();
+  status_.down_since_ms = store::nowMs();
 }
 
 McpServer::~McpServer() { stop(); }
@@ -270,7 +265,7 @@ void McpServer::markDown(const std::string& error) {
 }
 
 void McpServer::leaveUpLocked() {
-  if (status_.state == ServerState::kUp) status_.down_since_ms = nowMs();
+  if (status_.state == ServerState::kUp) status_.down_since_ms = store::nowMs();
 }
 
 void McpServer::dropClient(bool kill) {
@@ -307,7 +302,7 @@ std::string McpServer::outage() const {
   const ServerStatus now = status();
   if (now.state == ServerState::kUp) return {};
   const std::string since = log::isoUtc(now.down_since_ms);
-  const std::string ago = text::formatDuration(nowMs() - now.down_since_ms) + " ago";
+  const std::string ago = text::formatDuration(store::nowMs() - now.down_since_ms) + " ago";
   // Before its first failure a server is still coming up; after it, it is down.
   const bool first_start = !now.was_up && now.last_error.empty();
   const std::string state = first_start
