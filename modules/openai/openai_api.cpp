@@ -1,7 +1,9 @@
 #include "openai_api.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
+#include <span>
 
 #include "openai_json.h"
 #include "openai_stream.h"
@@ -28,21 +30,15 @@ std::string imageUrl(const Image& image) {
          ";base64," + image.data_base64;
 }
 
-// A user message with images becomes a content array of text and image_url parts.
-void writeUserContent(Writer& w, const ChatMessage& message) {
-  w.Key("content");
-  if (message.images.empty()) {
-    w.Text(message.content);
-    return;
-  }
-  w.StartArray();
-  if (!message.content.empty()) {
-    w.StartObject();
-    writeField(w, "type", "text");
-    writeField(w, "text", message.content);
-    w.EndObject();
-  }
-  for (const Image& image : message.images) {
+void writeTextPart(Writer& w, std::string_view text) {
+  w.StartObject();
+  writeField(w, "type", "text");
+  writeField(w, "text", text);
+  w.EndObject();
+}
+
+void writeImageParts(Writer& w, const std::vector<Image>& images) {
+  for (const Image& image : images) {
     w.StartObject();
     writeField(w, "type", "image_url");
     w.Key("image_url");
@@ -51,7 +47,40 @@ void writeUserContent(Writer& w, const ChatMessage& message) {
     w.EndObject();
     w.EndObject();
   }
+}
+
+// A user message with images becomes a content array of text and image_url parts.
+void writeUserContent(Writer& w, const ChatMessage& message) {
+  w.Key("content");
+  if (message.images.empty()) {
+    w.Text(message.content);
+    return;
+  }
+  w.StartArray();
+  if (!message.content.empty()) writeTextPart(w, message.content);
+  writeImageParts(w, message.images);
   w.EndArray();
+}
+
+// Chat completions take images only in user messages, and nothing may come between an
+// assistant's tool calls and their results: the images of a round's results follow the
+// last of them as one user message, each result's introduced by the call it answers.
+void writeResultImages(Writer& w, std::span<const ChatMessage> results) {
+  if (std::none_of(results.begin(), results.end(),
+                   [](const ChatMessage& m) { return !m.images.empty(); })) {
+    return;
+  }
+  w.StartObject();
+  writeField(w, "role", "user");
+  w.Key("content");
+  w.StartArray();
+  for (const ChatMessage& result : results) {
+    if (result.images.empty()) continue;
+    writeTextPart(w, "[images returned by " + result.name + ", call " + result.tool_call_id + "]");
+    writeImageParts(w, result.images);
+  }
+  w.EndArray();
+  w.EndObject();
 }
 
 void writeToolCall(Writer& w, const ToolCall& call) {
@@ -102,6 +131,18 @@ void writeMessage(Writer& w, const ChatMessage& message) {
     case Role::kSystem: writeField(w, "content", message.content); break;
   }
   w.EndObject();
+}
+
+void writeMessages(Writer& w, const std::vector<ChatMessage>& messages) {
+  std::size_t results = 0;  // where the run of tool results that messages[i] ends began
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    writeMessage(w, messages[i]);
+    if (messages[i].role != Role::kTool) {
+      results = i + 1;
+    } else if (i + 1 == messages.size() || messages[i + 1].role != Role::kTool) {
+      writeResultImages(w, std::span(messages).subspan(results, i + 1 - results));
+    }
+  }
 }
 
 void writeToolArray(Writer& w, const std::vector<ToolSchema>& tools) {
@@ -213,9 +254,7 @@ Result<std::string_view> encodeRequest(const ChatRequest& request, const Request
   writeField(w, "model", options.model);
   w.Key("messages");
   w.StartArray();
-  if (request.messages != nullptr) {
-    for (const ChatMessage& message : *request.messages) writeMessage(w, message);
-  }
+  if (request.messages != nullptr) writeMessages(w, *request.messages);
   w.EndArray();
   if (request.tools && !request.tools->empty()) {
     w.Key("tools");
@@ -268,6 +307,16 @@ Result<ChatResponse> parseResponse(std::string_view body) {
   json::readUsage(doc, &response.usage);
   response.model = std::string(json::string(doc, "model"));
   return response;
+}
+
+void unwrapTextAnswer(ChatMessage& message) {
+  rapidjson::Document doc;
+  doc.Parse(message.content.data(), message.content.size());
+  if (doc.HasParseError() || json::string(doc, "name") != kAnswerInText) return;
+  const rapidjson::Value* arguments = json::member(doc, "arguments");
+  const rapidjson::Value* text = arguments ? json::member(*arguments, "text") : nullptr;
+  if (text == nullptr || !text->IsString()) return;
+  message.content.assign(text->GetString(), text->GetStringLength());
 }
 
 std::string apiErrorMessage(std::string_view body) {

@@ -35,6 +35,11 @@ Result<std::string_view> encodeRequest(const ChatRequest& request, const Request
 /// generated). Fails with a description of what is wrong with the body.
 Result<ChatResponse> parseResponse(std::string_view body);
 
+/// A reply to a grammar-constrained retry (ChatRequest::response_schema_json) that took
+/// its way out, {"name": kAnswerInText, "arguments": {"text": T}}, becomes the plain text
+/// reply T; any other message is left as it is.
+void unwrapTextAnswer(ChatMessage& message);
+
 /// The error text of an API error body ({"error":{"message":…}} or {"error":"…"}), or ""
 /// when the body carries none.
 std::string apiErrorMessage(std::string_view body);

@@ -89,6 +89,9 @@ bool readCapped(std::istream& in, std::string* body) {
 struct OpenAiProvider::Call {
   Call(const ChatRequest& req, const StreamCallbacks* cbs, const CancelToken& cancel, seconds limit)
       : request(req),
+        // A constrained reply is one JSON document: read whole, it can become the text it
+        // holds (unwrapTextAnswer) before any of it is shown.
+        stream(req.stream && req.response_schema_json.empty()),
         callbacks(cbs),
         interrupt(cancel),
         start(Clock::now()),
@@ -97,6 +100,7 @@ struct OpenAiProvider::Call {
         limit_seconds(limit.count()) {}
 
   const ChatRequest& request;
+  const bool stream;
   const StreamCallbacks* callbacks;
   CallInterrupt interrupt;
   Clock::time_point start;
@@ -143,11 +147,14 @@ Result<ChatResponse> OpenAiProvider::chat(const ChatRequest& request,
     Call call(request, callbacks, cancel, seconds(config_.timeout_seconds));
     const auto tools = encodedTools(request.tools);
     Result<std::string_view> body =
-        encodeRequest(request, {config_.model, config_.max_tokens, request.stream, tools.get()});
+        encodeRequest(request, {config_.model, config_.max_tokens, call.stream, tools.get()});
     if (!body.isOk()) return body.status();
     call.body = body.value();
     Result<ChatResponse> result = run(call);
     logCall(call, result);
+    if (result.isOk() && !request.response_schema_json.empty()) {
+      unwrapTextAnswer(result->message);
+    }
     return result;
   });
 }
@@ -244,7 +251,7 @@ Result<ChatResponse> OpenAiProvider::converse(Call& call, Poco::Net::HTTPClientS
   Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_POST, path_,
                                  Poco::Net::HTTPMessage::HTTP_1_1);
   request.setContentType("application/json");
-  request.set("Accept", call.request.stream ? "text/event-stream" : "application/json");
+  request.set("Accept", call.stream ? "text/event-stream" : "application/json");
   if (!config_.api_key.empty()) request.set("Authorization", "Bearer " + config_.api_key);
   net::sendRequest(session, request, call.body);
   Poco::Net::HTTPResponse response;
@@ -254,7 +261,7 @@ Result<ChatResponse> OpenAiProvider::converse(Call& call, Poco::Net::HTTPClientS
   if (response.getStatus() < 200 || response.getStatus() > 299) {
     return httpFailure(call, response, in);
   }
-  if (call.request.stream && response.getContentType().find("text/event-stream") == 0) {
+  if (call.stream && response.getContentType().find("text/event-stream") == 0) {
     Result<ChatResponse> result = readStream(call, session, in, assembler);
     *reusable = result.isOk() && response.getKeepAlive() && endOfBody(session, in);
     return result;
@@ -327,7 +334,7 @@ std::unique_ptr<Poco::Net::HTTPClientSession> OpenAiProvider::newSession() const
 void OpenAiProvider::prepareSession(Call& call, Poco::Net::HTTPClientSession& session) {
   Clock::duration remaining = call.deadline - Clock::now();
   if (remaining <= Clock::duration::zero()) throw Poco::TimeoutException("call deadline");
-  Clock::duration receive = call.request.stream ? std::min(remaining, call.silence) : remaining;
+  Clock::duration receive = call.stream ? std::min(remaining, call.silence) : remaining;
   session.setTimeout(timespan(std::min<Clock::duration>(remaining, kConnectTimeout)),
                      timespan(remaining), timespan(receive));
   if (session.connected()) {

@@ -95,7 +95,7 @@ TEST_CASE("misspelled tool names are repaired when one tool is meant", "[e2e]") 
 
 TEST_CASE("an unknown tool gets the closest names and a grammar-constrained retry", "[e2e]") {
   FakeOpenAiServer llm;
-  llm.addReply(toolCall("remember_forever", R"({"kind":"fact","subject":"a","content":"b"})"));
+  llm.addReply(toolCall("memory_stor", R"({"kind":"fact","subject":"a","content":"b"})"));
   llm.addReply(
       R"({"content":"{\"name\":\"memory_store\",\"arguments\":{\"kind\":\"fact\",\"subject\":\"a\",\"content\":\"b\"}}"})");
   llm.addReply(R"({"content":"stored"})");
@@ -112,6 +112,44 @@ TEST_CASE("an unknown tool gets the closest names and a grammar-constrained retr
   CHECK(requests[1].find("\"subject\":{") != std::string::npos);
   CHECK(r.out.find(R"("type":"tool","name":"memory_store","ok":true)") != std::string::npos);
   CHECK(r.out.find(R"({"type":"reply","text":"stored"})") != std::string::npos);
+}
+
+TEST_CASE("a constrained retry can answer in text, and only the text reaches the user", "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("decline");
+  for (bool stream : {false, true}) {
+    llm.addReply(toolCall("memory_stor", R"({"kind":"fact","subject":"a","content":"b"})"));
+    llm.addReply(
+        R"({"content":"{\"name\":\"answer_in_text\",\"arguments\":{\"text\":\"I did not store it.\"}}"})");
+    auto env = gantry::e2e::stdioEnv(ws, llm.port());
+    if (stream) env["STREAM_REPLIES"] = "true";
+    auto r = runGantry(env, "store a fact\n");
+    INFO("stream=" << stream);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("answer_in_text") == std::string::npos);
+    CHECK(r.out.size() >= 20);
+    CHECK(r.out.substr(r.out.size() - 20) == "I did not store it.\n");  // after the tool trace
+    const auto requests = llm.requests();
+    const std::string& retry = requests[requests.size() - 1];
+    CHECK(retry.find(R"("enum":["memory_store","answer_in_text"])") != std::string::npos);
+    CHECK(retry.find(R"("stream":false)") != std::string::npos);  // read whole, then shown
+  }
+}
+
+TEST_CASE("a name close to no tool is retried with the tools, not a constrained call", "[e2e]") {
+  FakeOpenAiServer llm;
+  llm.addReply(toolCall("remember_forever", R"({"kind":"fact","subject":"a","content":"b"})"));
+  llm.addReply(R"({"content":"I have no tool for that."})");
+  Workspace ws("no-candidates");
+  auto r = runGantry(jsonl(gantry::e2e::stdioEnv(ws, llm.port())), "{\"text\": \"x\"}\n");
+  CHECK(r.code == 0);
+  auto requests = llm.requests();
+  REQUIRE(requests.size() == 2);
+  CHECK(requests[1].find(R"(there is no tool named \"remember_forever\". Call one of)") !=
+        std::string::npos);
+  CHECK(requests[1].find("\"response_format\"") == std::string::npos);
+  CHECK(requests[1].find("\"tools\":[") != std::string::npos);
+  CHECK(r.out.find(R"({"type":"reply","text":"I have no tool for that."})") != std::string::npos);
 }
 
 TEST_CASE("a tool call printed as text runs and its JSON never reaches the user", "[e2e]") {

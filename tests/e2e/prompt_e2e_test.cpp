@@ -73,8 +73,10 @@ TEST_CASE("every request's messages reappear byte for byte at the start of the n
 
 TEST_CASE("tool results older than the last four collapse within one turn", "[e2e]") {
   FakeOpenAiServer llm;
+  // Each result ("no memory contains all of those words") is longer than the line it
+  // collapses to; a shorter one would stay whole.
   for (int i = 1; i <= 6; ++i) {
-    llm.addReply(toolCall("r" + std::to_string(i), "memory_recall",
+    llm.addReply(toolCall("r" + std::to_string(i), "memory_forget",
                           R"({"query":"round )" + std::to_string(i) + R"("})"));
   }
   llm.addReply(R"({"content":"done"})");
@@ -84,7 +86,7 @@ TEST_CASE("tool results older than the last four collapse within one turn", "[e2
   REQUIRE(r.code == 0);
   auto requests = llm.requests();
   REQUIRE(requests.size() == 8);
-  const std::string collapsed = "[tool memory_recall: ";
+  const std::string collapsed = "[tool memory_forget: ";
   CHECK(count(requests[4], collapsed) == 0);  // four results, all whole
   CHECK(count(requests[5], collapsed) == 1);
   CHECK(count(requests[6], collapsed) == 2);

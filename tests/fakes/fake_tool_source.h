@@ -31,6 +31,10 @@ class FakeToolSource final : public tools::ToolSource {
   std::string server_summary;
   /// Part of every published description: changing it changes the tools' schemas.
   std::string schema_version;
+  /// The prefix of its names ("" for none) and, while its server is down, what a call to
+  /// one of them is told. Set before calls start.
+  std::string name_prefix;
+  std::string outage_text;
 
   /// Replaces the tools (a server coming up late). Not while other threads read tools().
   void setNames(std::vector<std::string> names) { names_ = std::move(names); }
@@ -57,6 +61,8 @@ class FakeToolSource final : public tools::ToolSource {
   bool serialized() const override { return serialized_; }
   std::string server() const override { return server_name; }
   std::string summary() const override { return server_summary; }
+  std::string namePrefix() const override { return name_prefix; }
+  std::string outage() const override { return outage_text; }
   tools::Policy policy(const std::string& name) const override {
     auto found = policies.find(name);
     return found == policies.end() ? tools::Policy::kAllow : found->second;

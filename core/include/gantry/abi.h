@@ -13,8 +13,9 @@
 /// 2: ChannelCaps::replays_inbox, Channel::ownerReports() and quoteBlock(), default
 /// streamText()/event(); ChannelCaps::markup dropped; ConfigKey::default_value is served.
 /// 3: Usage::cached_tokens, ChatResponse::model. 4: ChatRequest::max_tokens,
-/// Channel::offerCommands(). 5: InboundSink::onMessages().
-#define GANTRY_ABI_VERSION 5
+/// Channel::offerCommands(). 5: InboundSink::onMessages(). 6: kAnswerInText (a constrained
+/// retry may answer in text), ChatMessage::images on tool results.
+#define GANTRY_ABI_VERSION 6
 
 #define GANTRY_STRINGIFY_(x) #x
 #define GANTRY_STRINGIFY(x) GANTRY_STRINGIFY_(x)

@@ -29,7 +29,7 @@ enum class Role { kSystem, kUser, kAssistant, kTool };
 struct ChatMessage {
   Role role = Role::kUser;
   std::string content;
-  std::vector<Image> images;         ///< user messages only
+  std::vector<Image> images;         ///< user messages and tool results
   std::vector<ToolCall> tool_calls;  ///< assistant messages only
   std::string tool_call_id;          ///< tool messages: the call this answers
   std::string name;                  ///< tool messages: the tool's name

@@ -13,6 +13,10 @@
 
 namespace gantry {
 
+/// The name a grammar-constrained retry offers besides its candidate tools, so that the
+/// model can answer in text instead of calling one (ChatRequest::response_schema_json).
+inline constexpr std::string_view kAnswerInText = "answer_in_text";
+
 /// One model call. Pointers are valid for the duration of chat() only.
 struct ChatRequest {
   const std::vector<ChatMessage>* messages = nullptr;
@@ -20,7 +24,10 @@ struct ChatRequest {
   /// same, so a provider may keep its encoding of the list for as long as it keeps the list.
   ToolList tools;
   /// When non-empty, a JSON Schema (serialized) the reply must follow, sent as
-  /// response_format {type: json_schema}; used for grammar-constrained tool-name retries.
+  /// response_format {type: json_schema}; used for grammar-constrained tool-name retries,
+  /// whose reply is {"name":…, "arguments":{…}}. The provider returns the reply that takes
+  /// the schema's way out, {"name": kAnswerInText, "arguments": {"text": T}}, as the plain
+  /// text reply T, and does not stream a constrained reply.
   std::string response_schema_json;
   bool stream = false;
   /// A cap on this reply's tokens below the provider's own (LLM_MAX_TOKENS); 0: that one.

@@ -279,7 +279,8 @@ class Agent::Turn {
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
       const auto& o = outcomes[i];
       store::CallCost cost{o.tool, o.dur_ms, static_cast<int64_t>(o.full_chars)};
-      if (Status s = conversation_.recordResult(rows[i], o.call, o.ok, o.result, cost, o.decision);
+      if (Status s = conversation_.recordResult(rows[i], o.call, o.ok, o.result, cost, o.decision,
+                                                o.images);
           !s.isOk()) {
         return s;
       }

@@ -69,7 +69,8 @@ bool permitted(CallOutcome& out, const tools::ToolSource& source, Round& round) 
 void runOne(CallOutcome& out, const tools::Resolution& resolution, Round& round) {
   if (!resolution.source) {
     out.candidates = resolution.candidates;
-    out.result = unknownToolText(out.call.name, resolution.candidates);
+    out.result = resolution.outage.empty() ? unknownToolText(out.call.name, resolution.candidates)
+                                           : "error: " + resolution.outage + ".";
     return;
   }
   out.call.name = resolution.name;
@@ -97,6 +98,7 @@ void runOne(CallOutcome& out, const tools::Resolution& resolution, Round& round)
   const auto text = log::redact(result.text);
   out.full_chars = text.size();
   out.result = truncateResult(text, round.options.result_max_chars);
+  out.images = std::move(result.images);
 }
 
 void timedRun(CallOutcome& out, const tools::Resolution& resolution, Round& round) {

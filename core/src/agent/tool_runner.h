@@ -25,10 +25,11 @@ struct CallOutcome {
   bool name_repaired = false;    ///< the model wrote the name differently (DESIGN 4.1)
   bool enabled_by_call = false;  ///< the call enabled its server (lazy publishing)
   bool ok = false;
-  std::string result;  ///< truncated text fed back to the model
+  std::string result;         ///< truncated text fed back to the model
+  std::vector<Image> images;  ///< images the result shows the model (tools::ToolResult)
   std::size_t full_chars = 0;
   int64_t dur_ms = 0;
-  std::vector<std::string> candidates;  ///< closest names when the name was unknown
+  std::vector<std::string> candidates;  ///< names close to an unknown one (a constrained retry)
   store::CallDecision decision;         ///< the policy's decision, for the record
   bool awaiting_approval = false;       ///< not run: parked until the owner decides
 };

@@ -61,14 +61,6 @@ std::string lastTurnLine(const StatusInputs& in) {
 
 }  // namespace
 
-std::string formatDuration(int64_t ms) {
-  int64_t s = ms / 1000;
-  if (s < 60) return std::to_string(s) + "s";
-  if (s < 3600) return std::to_string(s / 60) + "m " + std::to_string(s % 60) + "s";
-  if (s < 86400) return std::to_string(s / 3600) + "h " + std::to_string(s % 3600 / 60) + "m";
-  return std::to_string(s / 86400) + "d " + std::to_string(s % 86400 / 3600) + "h";
-}
-
 std::string usageLine(const StatusInputs& in) {
   auto today = store::UsageRepo(*in.store).daily(1, store::nowMs());
   if (!today.isOk()) return "today: usage unknown (" + today.status().message() + ")";

@@ -8,11 +8,15 @@
 #include "config/config.h"
 #include "cron/cron_options.h"
 #include "gantry/provider.h"
+#include "gantry/text/duration.h"
 #include "store/store.h"
 #include "tools/catalog.h"
 #include "tools/publication.h"
 
 namespace gantry::health {
+
+/// "3h 12m", "45s" (gantry/text/duration.h).
+using text::formatDuration;
 
 /// Non-owning views of what the status reads; all outlive the chat service.
 struct StatusInputs {
@@ -33,8 +37,5 @@ std::string toolsText(const StatusInputs& in, const std::string& chat_id);
 
 /// Whether stdio MCP servers run sandboxed (MCP_SANDBOX), for /status and `gantry status`.
 std::string sandboxLine(const config::Config& config);
-
-/// "3h 12m", "45s".
-std::string formatDuration(int64_t ms);
 
 }  // namespace gantry::health

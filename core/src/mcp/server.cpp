@@ -2,11 +2,13 @@
 
 #include <algorithm>
 
+#include "gantry/text/duration.h"
 #include "gantry/text/split.h"
 #include "log/log.h"
 #include "mcp/http_transport.h"
 #include "mcp/sandboxing.h"
 #include "mcp/stdio_transport.h"
+#include "store/store.h"
 #include "tools/naming.h"
 
 namespace gantry::mcp {
@@ -36,6 +38,7 @@ McpServer::McpServer(ServerSpec spec, McpOptions options)
     : spec_(std::move(spec)), options_(std::move(options)) {
   status_.name = spec_.name;
   status_.transport = spec_.isStdio() ? "stdio" : "http";
+  status_.down_since_ms = store::nowMs();
 }
 
 McpServer::~McpServer() { stop(); }
@@ -54,6 +57,7 @@ void McpServer::stop() {
   if (thread_.joinable()) thread_.join();
   dropClient(false);
   std::lock_guard lock(mutex_);
+  leaveUpLocked();
   status_.state = ServerState::kStopped;
   published_ = makeToolList();
 }
@@ -210,6 +214,8 @@ void McpServer::publish(std::vector<RemoteTool> remote) {
   published_ = makeToolList(std::move(schemas));
   // Tools are only published by a connected, initialised client: the server is up.
   status_.state = ServerState::kUp;
+  status_.down_since_ms = 0;
+  status_.was_up = true;
   status_.last_error.clear();
   remote_by_published_ = std::move(by_published);
   remote_names_ = std::move(names);
@@ -250,11 +256,16 @@ void McpServer::markDown(const std::string& error) {
   if (status_.state == ServerState::kUp) {
     log::warn("mcp_server_down", {{"server", spec_.name}, {"reason", error}});
   }
+  leaveUpLocked();
   status_.state = ServerState::kDown;
   status_.last_error = error;
   published_ = makeToolList();
   remote_by_published_.clear();
   remote_names_.clear();
+}
+
+void McpServer::leaveUpLocked() {
+  if (status_.state == ServerState::kUp) status_.down_since_ms = store::nowMs();
 }
 
 void McpServer::dropClient(bool kill) {
@@ -285,6 +296,19 @@ std::string McpServer::summary() const {
   line = line.substr(0, line.find('\n'));
   if (line.size() <= kMaxChars) return line;
   return line.substr(0, text::utf8Prefix(line, kMaxChars)) + "…";
+}
+
+std::string McpServer::outage() const {
+  const ServerStatus now = status();
+  if (now.state == ServerState::kUp) return {};
+  const std::string since = log::isoUtc(now.down_since_ms);
+  const std::string ago = text::formatDuration(store::nowMs() - now.down_since_ms) + " ago";
+  // Before its first failure a server is still coming up; after it, it is down.
+  const bool first_start = !now.was_up && now.last_error.empty();
+  const std::string state = first_start
+                                ? " is not up yet (starting since " + since + ", " + ago + ")"
+                                : " is down since " + since + " (" + ago + ")";
+  return "server " + spec_.name + state + "; its tools are unavailable for now";
 }
 
 std::string McpServer::remoteName(const std::string& published) const {

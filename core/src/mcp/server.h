@@ -29,6 +29,10 @@ struct ServerStatus {
   int restarts = 0;
   std::string last_error;
   std::string protocol_version;
+  /// While not up: since when (ms since the epoch) — the moment it went down, or its start
+  /// when it has not been up yet. 0 while up.
+  int64_t down_since_ms = 0;
+  bool was_up = false;  ///< it has been up at least once in this process
 };
 
 /// Thread-safe. tools() is empty while the server is down; calls then fail with a clear
@@ -52,6 +56,10 @@ class McpServer final : public tools::ToolSource {
                          const tools::CallContext& context) override;
   bool serialized() const override { return spec_.isStdio(); }
   std::string server() const override { return spec_.name; }
+  std::string namePrefix() const override { return spec_.prefix(); }
+  /// "server NAME is down since T (D ago); …", or "server NAME is not up yet (starting since
+  /// T, D ago); …" while its first start has not failed yet; "" while up.
+  std::string outage() const override;
   /// The manifest's description, else the first published tool's, cut to one short line.
   std::string summary() const override;
   /// The manifest's policy for the tool (tool_policy first, then policy); kAllow for a name
@@ -78,6 +86,7 @@ class McpServer final : public tools::ToolSource {
   Status refreshTools();
   void publish(std::vector<RemoteTool> remote);
   void markDown(const std::string& error);
+  void leaveUpLocked();
   void dropClient(bool kill);
   std::unique_ptr<Transport> makeTransport() const;
   bool sleepFor(std::chrono::milliseconds delay);

@@ -150,8 +150,8 @@ Result<std::vector<int64_t>> Conversation::recordCalls(const ChatMessage& messag
 
 Status Conversation::recordResult(int64_t row, const ToolCall& call, bool ok,
                                   const std::string& result, const store::CallCost& cost,
-                                  const store::CallDecision& decision) {
-  ChatMessage tool{Role::kTool, result, {}, {}, call.id, call.name, {}};
+                                  const store::CallDecision& decision, std::vector<Image> images) {
+  ChatMessage tool{Role::kTool, result, std::move(images), {}, call.id, call.name, {}};
   if (Status s = messages_.appendResult(session_id_, row, ok, cost, tool, decision); !s.isOk()) {
     return s;
   }

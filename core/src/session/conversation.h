@@ -81,8 +81,10 @@ class Conversation {
   Result<std::vector<int64_t>> recordCalls(const ChatMessage& message);
 
   /// Records the result of the call recorded as row and appends it as a tool message.
+  /// images go with this turn's prompt only, as a user message's do (the record counts them).
   Status recordResult(int64_t row, const ToolCall& call, bool ok, const std::string& result,
-                      const store::CallCost& cost, const store::CallDecision& decision = {});
+                      const store::CallCost& cost, const store::CallDecision& decision = {},
+                      std::vector<Image> images = {});
 
   /// Collapses every tool result but the last kKeptToolResults in the prompt's history (the
   /// record keeps them whole). Called after each round, so a long chain of calls does not

@@ -4,6 +4,7 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <string_view>
 
 namespace gantry::session {
 namespace {
@@ -79,9 +80,12 @@ std::size_t utf8Length(const std::string& text) {
   }));
 }
 
+constexpr std::string_view kCollapsedEnd = " chars, collapsed]";
+
 bool isCollapsed(const std::string& content) {
-  return content.rfind("[tool ", 0) == 0 && content.size() > 12 &&
-         content.compare(content.size() - 12, 12, ", truncated]") == 0;
+  return content.rfind("[tool ", 0) == 0 && content.size() > kCollapsedEnd.size() &&
+         content.compare(content.size() - kCollapsedEnd.size(), kCollapsedEnd.size(),
+                         kCollapsedEnd) == 0;
 }
 
 std::map<std::string, std::string> callNames(const std::vector<ChatMessage>& prompt) {
@@ -125,10 +129,14 @@ void collapseOldToolResults(std::vector<ChatMessage>& prompt, int keep,
   auto names = callNames(prompt);
   int seen = 0;
   for (auto it = prompt.rbegin(); it != prompt.rend(); ++it) {
-    if (it->role != Role::kTool || ++seen <= keep || isCollapsed(it->content)) continue;
-    std::string name = !it->name.empty() ? it->name : names[it->tool_call_id];
+    if (it->role != Role::kTool || ++seen <= keep) continue;
+    it->images.clear();  // the costliest part of an old result goes whatever its text's length
+    if (isCollapsed(it->content)) continue;
+    const std::string name = !it->name.empty() ? it->name : names[it->tool_call_id];
+    const std::size_t chars = utf8Length(it->content);
     std::string collapsed = "[tool " + (name.empty() ? std::string("?") : name) + ": " +
-                            std::to_string(utf8Length(it->content)) + " chars, truncated]";
+                            std::to_string(chars) + std::string(kCollapsedEnd);
+    if (utf8Length(collapsed) >= chars) continue;  // a short result is its own summary
     if (whole != nullptr) {
       const auto at = static_cast<std::size_t>(std::distance(it, prompt.rend()) - 1);
       whole->emplace_back(at, std::move(it->content));

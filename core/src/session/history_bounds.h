@@ -55,10 +55,11 @@ struct BoundResult {
 BoundResult boundHistory(std::vector<ChatMessage> history, const Bounds& bounds);
 
 /// Replaces the content of every tool message except the last `keep` ones with
-/// `[tool NAME: N chars, truncated]` (N counts UTF-8 characters of the original result).
-/// NAME is the message's name, else the name of the tool call it answers. Messages already
-/// collapsed are left as they are. Operates on the prompt only; the record keeps the full text.
-/// whole, when given, gets each collapsed message's index and former content.
+/// `[tool NAME: N chars, collapsed]` (N counts UTF-8 characters of the original result) when
+/// that is shorter, and drops their images. NAME is the message's name, else the name of the
+/// tool call it answers. A result no longer than its marker, or already collapsed, keeps its
+/// text. Operates on the prompt only; the record keeps the full text. whole, when given, gets
+/// each collapsed message's index and former content.
 void collapseOldToolResults(std::vector<ChatMessage>& prompt, int keep = kKeptToolResults,
                             std::vector<std::pair<std::size_t, std::string>>* whole = nullptr);
 

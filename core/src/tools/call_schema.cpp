@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "gantry/provider.h"
 #include "gantry/text/split.h"
 
 namespace gantry::tools {
@@ -185,6 +186,25 @@ Object::Ptr argumentsOf(const ToolSchema& tool) {
   return schema;
 }
 
+// The arguments of kAnswerInText: the reply itself.
+Object::Ptr textAnswer() {
+  Object::Ptr text = newObject();
+  text->set("type", "string");
+  text->set("description", "The reply to the user");
+  Object::Ptr properties = newObject();
+  properties->set("text", text);
+  Array::Ptr required = new Array;
+  required->add("text");
+  Object::Ptr schema = newObject();
+  schema->set("type", "object");
+  schema->set("description", std::string("Arguments for ") + std::string(kAnswerInText) +
+                                 ": answer in text instead of calling a tool");
+  schema->set("properties", properties);
+  schema->set("required", required);
+  schema->set("additionalProperties", false);
+  return schema;
+}
+
 void dropNulls(Object::Ptr object) {
   for (const auto& key : object->getNames()) {
     auto value = object->get(key);
@@ -216,15 +236,14 @@ std::string toolCallSchema(const std::vector<ToolSchema>& candidates) {
     names->add(tool.name);
     branches->add(argumentsOf(tool));
   }
+  // Always a way out: a retry that must call some tool would run one nobody asked for.
+  names->add(std::string(kAnswerInText));
+  branches->add(textAnswer());
   Object::Ptr name = newObject();
   name->set("type", "string");
   name->set("enum", names);
   Object::Ptr arguments = newObject();
-  if (candidates.size() == 1) {
-    arguments = branches->getObject(0);
-  } else {
-    arguments->set("anyOf", branches);
-  }
+  arguments->set("anyOf", branches);
   Object::Ptr properties = newObject();
   properties->set("name", name);
   properties->set("arguments", arguments);

@@ -1,7 +1,7 @@
 #pragma once
 /// The response schema of a grammar-constrained retry (DESIGN 4.1): after an unknown tool
-/// name the next provider call must answer with one call to a candidate, its arguments
-/// shaped by that candidate's parameter schema. Pure.
+/// name the next provider call answers with one call to a candidate, its arguments shaped
+/// by that candidate's parameter schema, or in text (kAnswerInText). Pure.
 
 #include <string>
 #include <vector>
@@ -20,10 +20,11 @@ namespace gantry::tools {
 std::string strictSchema(const std::string& parameters_json);
 
 /// The JSON Schema (text) of the retry's reply: an object with `name` (a string enum of the
-/// candidates' names) and `arguments` (the candidate's strict parameter schema, or an anyOf
-/// of them for several, each described by its tool), both required, nothing else. The
-/// provider wraps it as {"type":"json_schema","json_schema":{"name":"tool_call",
-/// "schema":<this>,"strict":true}}. The reply shape is what parsePrintedCall reads.
+/// candidates' names and kAnswerInText) and `arguments` (an anyOf of each candidate's strict
+/// parameter schema, described by its tool, and of {"text": string} for kAnswerInText), both
+/// required, nothing else. The provider wraps it as {"type":"json_schema","json_schema":
+/// {"name":"tool_call","schema":<this>,"strict":true}}. A call reply has the shape
+/// parsePrintedCall reads; the provider turns a kAnswerInText reply into plain text.
 std::string toolCallSchema(const std::vector<ToolSchema>& candidates);
 
 /// Arguments (JSON object text) without the properties whose value is null, in nested

@@ -29,6 +29,7 @@ const Entry* unique(const std::vector<Entry>& entries, const std::string& key,
 
 std::string folded(std::string_view name) { return foldName(name); }
 std::string bare(std::string_view name) { return bareToolName(name); }
+std::string singleUnderscore(std::string_view name) { return singleUnderscoreName(name); }
 
 /// `functions.get_hrv` → `get_hrv`; `garmin.get_hrv` → `garmin__get_hrv`.
 std::string dotted(std::string_view name) {
@@ -60,21 +61,42 @@ Resolution Catalog::resolve(std::string_view requested) const {
   for (auto* source : sources_) {
     const ToolList tools = source->tools();  // held while iterated
     for (const auto& tool : *tools) {
-      if (tool.name == requested) return {source, tool.name, false, {}};
+      if (tool.name == requested) return {source, tool.name, false, {}, {}};
       entries.push_back({source, tool.name});
     }
   }
+  // A name of a down server's tool means that server: no tool that is up stands in for it.
+  if (auto outage = outageOf(requested, "__"); !outage.empty()) {
+    return {nullptr, {}, false, {}, std::move(outage)};
+  }
   // Each step only repairs when exactly one tool can be meant.
-  const Entry* match = unique(entries, dotted(requested), folded);
+  const auto written = dotted(requested);
+  const Entry* match = unique(entries, written, folded);
   if (match == nullptr) match = unique(entries, bare(requested), bare);
+  if (match == nullptr) match = unique(entries, written, singleUnderscore);
   if (match != nullptr) {
     log::info("tool_name_repaired", {{"requested", std::string(requested)}, {"tool", match->name}});
-    return {match->source, match->name, true, {}};
+    return {match->source, match->name, true, {}, {}};
+  }
+  if (auto outage = outageOf(requested, "_"); !outage.empty()) {
+    return {nullptr, {}, false, {}, std::move(outage)};
   }
   std::vector<std::string> names;
   names.reserve(entries.size());
   for (const auto& entry : entries) names.push_back(entry.name);
-  return {nullptr, {}, false, closestNames(requested, names, kMaxCandidates)};
+  return {nullptr, {}, false, closestNames(requested, names, kMaxCandidates), {}};
+}
+
+std::string Catalog::outageOf(std::string_view requested, std::string_view separator) const {
+  const auto written = dotted(requested);
+  for (const auto* source : sources_) {
+    const auto prefix = source->namePrefix();
+    if (prefix.empty()) continue;
+    const auto head = foldName(prefix) + std::string(separator);
+    if (written.compare(0, head.size(), head) != 0) continue;
+    if (auto outage = source->outage(); !outage.empty()) return outage;
+  }
+  return {};
 }
 
 }  // namespace gantry::tools

@@ -17,7 +17,10 @@ struct Resolution {
   ToolSource* source = nullptr;         ///< null when no tool could be meant
   std::string name;                     ///< the published name to call
   bool repaired = false;                ///< name differed from what the model wrote
-  std::vector<std::string> candidates;  ///< closest real names when unresolved
+  std::vector<std::string> candidates;  ///< real names close enough to be meant, if unresolved
+  /// When the name is a tool of a server that is down: its ToolSource::outage() text (then
+  /// no candidates).
+  std::string outage;
 };
 
 /// Not thread-safe to add(); schemas() and resolve() may be called concurrently afterwards.
@@ -29,12 +32,16 @@ class Catalog {
   /// while nothing changed); a new list each call.
   ToolList schemas() const;
   /// Finds the tool a model-written name means: exact, else repaired when exactly one tool
-  /// can be meant, else unresolved with the closest candidates.
+  /// can be meant, else unresolved — with the outage of the server the name is prefixed
+  /// with when that server is down, else with the candidates close enough to be meant.
   Resolution resolve(std::string_view requested) const;
   /// Every source, in the order added.
   const std::vector<ToolSource*>& sources() const { return sources_; }
 
  private:
+  /// The outage of a down source whose prefix, then separator, begins the (folded) name; "".
+  std::string outageOf(std::string_view requested, std::string_view separator) const;
+
   std::vector<ToolSource*> sources_;
 };
 

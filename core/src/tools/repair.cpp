@@ -4,6 +4,15 @@
 #include <cctype>
 
 namespace gantry::tools {
+namespace {
+
+// Beyond a third of the name, a candidate is another tool rather than a misspelling of it:
+// offering it invites a call nobody meant.
+bool closeEnough(std::size_t distance, std::size_t length) {
+  return distance <= std::max<std::size_t>(1, length / 3);
+}
+
+}  // namespace
 
 std::string foldName(std::string_view name) {
   std::string out;
@@ -39,15 +48,23 @@ std::size_t editDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+std::string singleUnderscoreName(std::string_view name) {
+  auto folded = foldName(name);
+  auto separator = folded.find("__");
+  if (separator != std::string::npos) folded.erase(separator, 1);
+  return folded;
+}
+
 std::vector<std::string> closestNames(std::string_view requested,
                                       const std::vector<std::string>& names, std::size_t limit) {
   const auto folded = foldName(requested);
   const auto bare = bareToolName(requested);
   std::vector<std::pair<std::size_t, std::string>> scored;
   for (const auto& name : names) {
-    const auto distance =
-        std::min(editDistance(folded, foldName(name)), editDistance(bare, bareToolName(name)));
-    scored.emplace_back(distance, name);
+    const auto whole = editDistance(folded, foldName(name));
+    const auto tool = editDistance(bare, bareToolName(name));
+    const bool close = closeEnough(whole, folded.size()) || closeEnough(tool, bare.size());
+    if (close) scored.emplace_back(std::min(whole, tool), name);
   }
   std::sort(scored.begin(), scored.end());
   std::vector<std::string> out;

@@ -15,8 +15,13 @@ std::string foldName(std::string_view name);
 std::string bareToolName(std::string_view name);
 /// Levenshtein distance.
 std::size_t editDistance(std::string_view a, std::string_view b);
-/// Up to `limit` names from `names` closest to `requested` (folded edit distance, ties
-/// by name).
+/// The name with its first "__" (between prefix and tool) as one '_', folded:
+/// `everything__echo` → `everything_echo`.
+std::string singleUnderscoreName(std::string_view name);
+/// Up to `limit` names from `names` close enough to `requested` to be meant, closest first
+/// (ties by name): the folded edit distance of the whole names, or of their bare tool names,
+/// is at most a third of the requested name's length (at least 1). None when nothing is that
+/// close.
 std::vector<std::string> closestNames(std::string_view requested,
                                       const std::vector<std::string>& names, std::size_t limit);
 

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gantry/cancel.h"
@@ -14,8 +15,15 @@ namespace gantry::tools {
 /// The outcome of one tool call. ok=false results are still fed back to the model, as
 /// tool errors it can correct.
 struct ToolResult {
+  ToolResult() = default;
+  ToolResult(bool succeeded, std::string result_text, std::vector<Image> result_images = {})
+      : ok(succeeded), text(std::move(result_text)), images(std::move(result_images)) {}
+
   bool ok = true;
   std::string text;
+  /// Images the tool returned that the model is shown beside the text (a vision model sees
+  /// them); the text still describes each.
+  std::vector<Image> images;
 };
 
 /// The owner's policy for a tool (DESIGN 8): allow, ask (needs an approval), deny.
@@ -57,6 +65,15 @@ class ToolSource {
   /// The MCP server this source is, by its manifest name; "" for the built-ins, which are
   /// always published (lazy publishing enables servers one at a time, tools/publication.h).
   virtual std::string server() const { return {}; }
+
+  /// What this source's published names start with before "__" (an MCP server's prefix);
+  /// "" for the built-ins, which have none.
+  virtual std::string namePrefix() const { return {}; }
+
+  /// "" while this source's tools can be called. Otherwise (its server is down or not up
+  /// yet) what a call to one of them is told instead: "server NAME is down since …; its
+  /// tools are unavailable for now". Thread-safe; never throws.
+  virtual std::string outage() const { return {}; }
 
   /// One line saying what the server is for, for the lazy listing in the system prompt;
   /// "" when nothing describes it.

@@ -100,6 +100,39 @@ TEST_CASE("tool results join text and summarise binary content", "[mcp]") {
   CHECK(result.text == "a\n[image image/png, 4 bytes]\nb\n[resource file:///x]\ninner");
 }
 
+TEST_CASE("an image a tool returns goes to the model as an image beside its description", "[mcp]") {
+  auto result = toToolResult(
+      parseObject(R"({"content":[{"type":"text","text":"a chart"},)"
+                  R"({"type":"image","mimeType":"image/png","data":"iVBORw0KGgo="}]})"));
+  CHECK(result.text == "a chart\n[image image/png, 8 bytes]");
+  REQUIRE(result.images.size() == 1);
+  CHECK(result.images[0].mime_type == "image/png");
+  CHECK(result.images[0].data_base64 == "iVBORw0KGgo=");
+}
+
+TEST_CASE("images past the cap, of other types or not plain base64 are only described", "[mcp]") {
+  const std::string big(kToolImageMaxBytes / 3 * 4 + 4, 'A');  // just over the cap, decoded
+  const std::string half(kToolImageMaxBytes / 2 / 3 * 4, 'A');
+  auto result = toToolResult(
+      parseObject(R"({"content":[{"type":"image","mimeType":"image/png","data":")" + half +
+                  R"("},)"
+                  R"({"type":"image","mimeType":"image/jpeg","data":")" +
+                  half +
+                  R"("},)"
+                  R"({"type":"image","mimeType":"image/png","data":")" +
+                  big +
+                  R"("},)"
+                  R"({"type":"image","mimeType":"image/svg+xml","data":"PHN2Zz4="},)"
+                  R"({"type":"image","mimeType":"image/png","data":"\"},"},)"
+                  R"({"type":"audio","mimeType":"audio/wav","data":"AAAA"}]})"));
+  REQUIRE(result.images.size() == 2);  // the two halves fit together; the next does not
+  CHECK(result.text.find("[image image/png, " + std::to_string(kToolImageMaxBytes + 2) +
+                         " bytes, not shown: over the 1 MiB for a result's images]") !=
+        std::string::npos);
+  CHECK(result.text.find("[image image/svg+xml, 5 bytes]") != std::string::npos);
+  CHECK(result.text.find("[audio audio/wav, 3 bytes]") != std::string::npos);
+}
+
 TEST_CASE("structured content is used when a result has no text", "[mcp]") {
   auto result = toToolResult(parseObject(R"({"content":[],"structuredContent":{"b":1,"a":2}})"));
   CHECK(result.ok);

@@ -183,7 +183,10 @@ TEST_CASE("error results, JSON-RPC errors, images and structured content map to 
   auto rpc = server->call("fake__rpc_error", "{}", context());
   CHECK_FALSE(rpc.ok);
   CHECK_THAT(rpc.text, Catch::Contains("bad params on purpose"));
-  CHECK(server->call("fake__image", "{}", context()).text == "[image image/png, 6 bytes]");
+  auto image = server->call("fake__image", "{}", context());
+  CHECK(image.text == "[image image/png, 6 bytes]");
+  REQUIRE(image.images.size() == 1);
+  CHECK(image.images[0].data_base64 == "AAAAAAAA");
   CHECK(server->call("fake__structured", "{}", context()).text == R"({"temperature":21})");
   auto bad = server->call("fake__echo", "{not json", context());
   CHECK_FALSE(bad.ok);
@@ -201,6 +204,47 @@ TEST_CASE("a server that exits at start does not block boot and keeps being retr
   CHECK_FALSE(result.ok);
   CHECK(logs.contains("exiting at start on purpose"));
   CHECK(logs.contains("mcp_server_failed"));
+}
+
+TEST_CASE(
+    "a server that failed to start tells a call to its tools so, and the catalog offers "
+    "no other",
+    "[mcp]") {
+  auto host = startHost({fakeSpec({"--exit-at-start"})});
+  auto* server = host->server("fake");
+  CHECK(server->namePrefix() == "fake");
+  // Boot waited for its first start, which failed: it is down, not still coming up.
+  CHECK_THAT(server->outage(), Catch::StartsWith("server fake is down since ") &&
+                                   Catch::EndsWith(" ago); its tools are unavailable for now"));
+  tools::Catalog catalog;
+  for (auto* source : host->sources()) catalog.add(source);
+  auto resolution = catalog.resolve("fake__echo");
+  CHECK(resolution.source == nullptr);
+  CHECK(resolution.candidates.empty());
+  CHECK_THAT(resolution.outage, Catch::StartsWith("server fake is "));
+}
+
+TEST_CASE("a server still in its first start is not up yet", "[mcp]") {
+  auto options = fastOptions();
+  options.boot_wait = std::chrono::milliseconds(0);  // boot goes on while it starts
+  auto host = startHost({fakeSpec({"--no-initialize"})}, options);
+  CHECK_THAT(host->server("fake")->outage(),
+             Catch::StartsWith("server fake is not up yet (starting since ") &&
+                 Catch::EndsWith(" ago); its tools are unavailable for now"));
+}
+
+TEST_CASE("a server that was up and went down is down since then, until it is back", "[mcp]") {
+  auto options = fastOptions();
+  options.backoff_initial = std::chrono::seconds(30);  // stays down for the test
+  auto host = startHost({fakeSpec()}, options);
+  auto* server = host->server("fake");
+  CHECK(server->outage().empty());
+  CHECK(server->status().down_since_ms == 0);
+  CHECK_FALSE(server->call("fake__crash", "{}", context()).ok);
+  REQUIRE(eventually([&] { return !server->outage().empty(); }));
+  CHECK_THAT(server->outage(), Catch::StartsWith("server fake is down since ") &&
+                                   Catch::EndsWith(" ago); its tools are unavailable for now"));
+  CHECK(server->status().down_since_ms > 0);
 }
 
 TEST_CASE("stderr floods are relayed at a bounded rate", "[mcp]") {

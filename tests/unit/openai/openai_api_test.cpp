@@ -179,6 +179,50 @@ TEST_CASE("assistant tool calls and tool results are encoded for the next round"
   CHECK(sent->getObject(2)->getValue<std::string>("content") == "stored");
 }
 
+TEST_CASE("a tool result's images follow the round's results as a user message", "[openai]") {
+  ChatMessage assistant = message(Role::kAssistant, "");
+  assistant.tool_calls.push_back({"c1", "shot__take", "{}", ""});
+  assistant.tool_calls.push_back({"c2", "ping", "{}", ""});
+  ChatMessage shot = message(Role::kTool, "[image image/png, 8 bytes]");
+  shot.tool_call_id = "c1";
+  shot.name = "shot__take";
+  shot.images.push_back({"image/png", "iVBORw0KGgo=", ""});
+  ChatMessage pong = message(Role::kTool, "pong");
+  pong.tool_call_id = "c2";
+  pong.name = "ping";
+  std::vector<ChatMessage> messages = {message(Role::kUser, "look"), assistant, shot, pong,
+                                       message(Role::kAssistant, "a small image")};
+  ChatRequest request;
+  request.messages = &messages;
+  Array::Ptr sent = encode(request)->getArray("messages");
+  REQUIRE(sent->size() == 6);
+  // The results keep their text and stay next to their calls; the image comes after both.
+  CHECK(sent->getObject(2)->getValue<std::string>("content") == "[image image/png, 8 bytes]");
+  CHECK(sent->getObject(3)->getValue<std::string>("role") == "tool");
+  Object::Ptr images = sent->getObject(4);
+  CHECK(images->getValue<std::string>("role") == "user");
+  Array::Ptr parts = images->getArray("content");
+  REQUIRE(parts->size() == 2);
+  CHECK(parts->getObject(0)->getValue<std::string>("text") ==
+        "[images returned by shot__take, call c1]");
+  CHECK(parts->getObject(1)->getObject("image_url")->getValue<std::string>("url") ==
+        "data:image/png;base64,iVBORw0KGgo=");
+  CHECK(sent->getObject(5)->getValue<std::string>("role") == "assistant");
+}
+
+TEST_CASE("a constrained reply that answers in text becomes that text", "[openai]") {
+  ChatMessage reply =
+      message(Role::kAssistant, R"({"name":"answer_in_text","arguments":{"text":"It is down."}})");
+  gantry::openai::unwrapTextAnswer(reply);
+  CHECK(reply.content == "It is down.");
+  for (const char* other : {R"({"name":"memory_store","arguments":{"text":"x"}})",
+                            R"({"name":"answer_in_text","arguments":{}})", "plain words"}) {
+    ChatMessage kept = message(Role::kAssistant, other);
+    gantry::openai::unwrapTextAnswer(kept);
+    CHECK(kept.content == other);
+  }
+}
+
 TEST_CASE("a response schema becomes a strict json_schema response_format", "[openai]") {
   std::vector<ChatMessage> messages = {message(Role::kUser, "hi")};
   ChatRequest request;

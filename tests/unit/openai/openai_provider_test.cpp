@@ -117,6 +117,24 @@ TEST_CASE("each call sends the list it is given, encoded once per list", "[opena
   CHECK(names(bodies[3]) == "lookup");
 }
 
+TEST_CASE("a constrained call is read whole, and its text answer comes back as the reply",
+          "[openai]") {
+  Bench bench;
+  bench.server.addReply(
+      R"({"content":"{\"name\":\"answer_in_text\",\"arguments\":{\"text\":\"No such tool.\"}}"})");
+  Recorder recorder;
+  StreamCallbacks callbacks = recorder.callbacks();
+  ChatRequest request;
+  request.messages = &bench.messages;
+  request.stream = true;
+  request.response_schema_json = R"({"type":"object"})";
+  auto response = bench.provider->chat(request, &callbacks, bench.cancel);
+  REQUIRE(response.isOk());
+  CHECK(response->message.content == "No such tool.");
+  CHECK(recorder.events.empty());  // none of the JSON was shown
+  CHECK(contains(bench.server.requests()[0], R"("stream":false)"));
+}
+
 TEST_CASE("without a script the fake echoes the last user message", "[openai]") {
   Bench bench;
   auto response = bench.chat(false);

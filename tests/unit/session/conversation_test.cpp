@@ -17,6 +17,9 @@ using gantry::testing::TempStore;
 
 namespace {
 
+/// A result longer than the line it collapses to.
+const std::string kLongResult(40, 'r');
+
 struct Fixture {
   TempStore temp;
   ScriptedProvider provider;
@@ -232,15 +235,15 @@ TEST_CASE("tool results older than the last four collapse within a turn", "[sess
     std::string id = "call_" + std::to_string(i);
     auto rows = c->recordCalls(toolCallMessage(id));
     REQUIRE(rows.isOk());
-    REQUIRE(
-        c->recordResult(rows->front(), {id, "lookup", "{}", {}}, true, "result", {"lookup", 1, 6})
-            .isOk());
+    REQUIRE(c->recordResult(rows->front(), {id, "lookup", "{}", {}}, true, kLongResult,
+                            {"lookup", 1, 40})
+                .isOk());
     c->collapseToolResults();
   }
-  CHECK(c->history()[2].content == "[tool lookup: 6 chars, truncated]");
-  CHECK(c->history().back().content == "result");
+  CHECK(c->history()[2].content == "[tool lookup: 40 chars, collapsed]");
+  CHECK(c->history().back().content == kLongResult);
   // The record keeps every result whole.
-  CHECK(f.messages.history(f.session).value()[2].content == "result");
+  CHECK(f.messages.history(f.session).value()[2].content == kLongResult);
 }
 
 namespace {
@@ -275,8 +278,8 @@ TEST_CASE("a turn gives its history back as recorded: results whole, unfolded tu
       std::string id = "call_" + std::to_string(i);
       auto rows = c->recordCalls(toolCallMessage(id));
       REQUIRE(rows.isOk());
-      REQUIRE(c->recordResult(rows->front(), {id, "lookup", "{}", {}}, true, "result " + id,
-                              {"lookup", 1, 8})
+      REQUIRE(c->recordResult(rows->front(), {id, "lookup", "{}", {}}, true,
+                              "result " + id + kLongResult, {"lookup", 1, 53})
                   .isOk());
       c->collapseToolResults();
     }
@@ -286,7 +289,7 @@ TEST_CASE("a turn gives its history back as recorded: results whole, unfolded tu
   {
     // The results are lent now; the next turn collapses them in its prompt only.
     auto c = f.turn("again", options);
-    CHECK(c->history()[2].content == "[tool lookup: 13 chars, truncated]");
+    CHECK(c->history()[2].content == "[tool lookup: 53 chars, collapsed]");
     REQUIRE(c->recordReply({Role::kAssistant, "ok", {}, {}, {}, {}, {}}).isOk());
   }
   checkOpenedAsRecorded(f);

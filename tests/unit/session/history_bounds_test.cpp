@@ -147,8 +147,8 @@ TEST_CASE("tool results older than the last four collapse to one line", "[sessio
   }
   prompt.push_back(user("né"));
   collapseOldToolResults(prompt);
-  CHECK(prompt[1].content == "[tool lookup: 100 chars, truncated]");
-  CHECK(prompt[3].content == "[tool lookup: 101 chars, truncated]");
+  CHECK(prompt[1].content == "[tool lookup: 100 chars, collapsed]");
+  CHECK(prompt[3].content == "[tool lookup: 101 chars, collapsed]");
   CHECK(prompt[5].content == std::string(102, 'x'));
   CHECK(prompt[11].content == std::string(105, 'x'));
   CHECK(prompt[12].content == "né");
@@ -160,11 +160,34 @@ TEST_CASE("tool results older than the last four collapse to one line", "[sessio
 TEST_CASE("collapse counts characters and finds the name from the call", "[session]") {
   ChatMessage call = calls({"x"});
   call.tool_calls[0].name = "weather__forecast";
-  ChatMessage res = message(Role::kTool, "héé");
+  std::string text;
+  for (int i = 0; i < 60; ++i) text += "é";
+  ChatMessage res = message(Role::kTool, text);
   res.tool_call_id = "x";
   std::vector<ChatMessage> prompt = {call, res};
   collapseOldToolResults(prompt, 0);
-  CHECK(prompt[1].content == "[tool weather__forecast: 3 chars, truncated]");
+  CHECK(prompt[1].content == "[tool weather__forecast: 60 chars, collapsed]");
+}
+
+TEST_CASE("a collapsed result is never longer than the result it replaces", "[session]") {
+  std::vector<ChatMessage> prompt = {calls({"a", "b", "c"}), result("a", "sunny, 21 C"),
+                                     result("b", std::string(34, 'x')),
+                                     result("c", std::string(35, 'x'))};
+  collapseOldToolResults(prompt, 0);
+  CHECK(prompt[1].content == "sunny, 21 C");         // its marker would be longer: it stays
+  CHECK(prompt[2].content == std::string(34, 'x'));  // the marker's own length: no gain
+  CHECK(prompt[3].content == "[tool lookup: 35 chars, collapsed]");
+}
+
+TEST_CASE("an old result's images leave the prompt, a recent one's stay", "[session]") {
+  std::vector<ChatMessage> prompt = {calls({"a", "b"}), result("a", "[image image/png, 8 bytes]"),
+                                     result("b", "[image image/png, 8 bytes]")};
+  prompt[1].images = {{"image/png", "iVBORw0KGgo=", {}}};
+  prompt[2].images = prompt[1].images;
+  collapseOldToolResults(prompt, 1);
+  CHECK(prompt[1].images.empty());
+  CHECK(prompt[1].content == "[image image/png, 8 bytes]");  // shorter than its marker
+  CHECK(prompt[2].images.size() == 1);
 }
 
 TEST_CASE("trimming goes down to the low-water mark so the prefix stays put", "[session]") {

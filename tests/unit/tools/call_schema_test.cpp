@@ -140,22 +140,27 @@ TEST_CASE("the retry schema names the candidates and carries their parameters", 
   CHECK(strictViolations(schema).empty());
   auto properties = parse(schema)->getObject("properties");
   auto names = properties->getObject("name")->getArray("enum");
-  REQUIRE(names->size() == 2);
+  REQUIRE(names->size() == 3);
   CHECK(names->getElement<std::string>(0) == "memory_store");
   auto branches = properties->getObject("arguments")->getArray("anyOf");
-  REQUIRE(branches->size() == 2);
+  REQUIRE(branches->size() == 3);
   CHECK(branches->getObject(1)->getObject("properties")->has("query"));
   CHECK(branches->getObject(1)->getValue<std::string>("description") ==
         "Arguments for memory_recall: Recall memories.");
 }
 
-TEST_CASE("a retry with one candidate uses its parameters directly", "[tools]") {
+TEST_CASE("the retry schema always offers to answer in text instead of calling a tool", "[tools]") {
   auto schema = toolCallSchema({{"garmin__get_hrv", "", ""}});
-  CHECK(schema ==
-        R"({"type":"object","properties":{"name":{"type":"string","enum":["garmin__get_hrv"]},)"
-        R"("arguments":{"type":"object","properties":{},"required":[],)"
-        R"("additionalProperties":false,"description":"Arguments for garmin__get_hrv"}},)"
-        R"("required":["name","arguments"],"additionalProperties":false})");
+  CHECK(schema == R"({"type":"object","properties":{"name":{"type":"string",)"
+                  R"("enum":["garmin__get_hrv","answer_in_text"]},)"
+                  R"("arguments":{"anyOf":[{"type":"object","properties":{},"required":[],)"
+                  R"("additionalProperties":false,"description":"Arguments for garmin__get_hrv"},)"
+                  R"({"type":"object","description":"Arguments for answer_in_text: answer in text )"
+                  R"(instead of calling a tool","properties":{"text":{"type":"string",)"
+                  R"("description":"The reply to the user"}},"required":["text"],)"
+                  R"("additionalProperties":false}]}},)"
+                  R"("required":["name","arguments"],"additionalProperties":false})");
+  CHECK(strictViolations(schema).empty());
 }
 
 TEST_CASE("nulls in a constrained reply's arguments stand for parameters left out", "[tools]") {

@@ -1,5 +1,6 @@
 #include "tools/catalog.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "tools/repair.h"
@@ -21,9 +22,21 @@ class StaticSource final : public ToolSource {
   ToolResult call(const std::string& name, const std::string&, const CallContext&) override {
     return {true, name};
   }
+  std::string namePrefix() const override { return prefix_; }
+  std::string outage() const override { return outage_; }
+
+  /// A server's source that is down: no tools, and its outage.
+  static StaticSource down(std::string prefix) {
+    StaticSource source({});
+    source.outage_ = "server " + prefix + " is down since then; its tools are unavailable for now";
+    source.prefix_ = std::move(prefix);
+    return source;
+  }
 
  private:
   gantry::ToolList tools_;
+  std::string prefix_;
+  std::string outage_;
 };
 
 struct Fixture {
@@ -72,7 +85,7 @@ TEST_CASE("misspelt names are repaired when exactly one tool can be meant", "[to
   }
 }
 
-TEST_CASE("an ambiguous name is not repaired and lists the closest tools", "[tools]") {
+TEST_CASE("an ambiguous name is not repaired and lists only the tools close to it", "[tools]") {
   StaticSource a{{"alpha__search", "alpha__fetch"}};
   StaticSource b{{"beta__search"}};
   Catalog catalog;
@@ -81,17 +94,64 @@ TEST_CASE("an ambiguous name is not repaired and lists the closest tools", "[too
   auto r = catalog.resolve("search");
   CHECK(r.source == nullptr);
   CHECK_FALSE(r.repaired);
-  REQUIRE(r.candidates.size() == 3);
-  CHECK(r.candidates[0] != "alpha__fetch");
-  CHECK(r.candidates[1] != "alpha__fetch");
+  CHECK(r.candidates == std::vector<std::string>{"alpha__search", "beta__search"});
 }
 
-TEST_CASE("an unknown name gets up to five candidates ordered by edit distance", "[tools]") {
-  Fixture f;
-  auto r = f.catalog.resolve("get_slep");
+TEST_CASE("an unknown name gets up to five close candidates, closest first", "[tools]") {
+  StaticSource sleep{{"x__get_sleep", "x__get_sleeps", "x__get_slept", "x__got_sleep",
+                      "x__get_steep", "x__set_sleep", "x__get_hrv"}};
+  Catalog catalog;
+  catalog.add(&sleep);
+  auto r = catalog.resolve("get_sleap");
   CHECK(r.source == nullptr);
   REQUIRE(r.candidates.size() == 5);
-  CHECK(r.candidates.front() == "garmin__get_sleep");
+  CHECK(r.candidates.front() == "x__get_sleep");
+  CHECK(std::count(r.candidates.begin(), r.candidates.end(), "x__get_hrv") == 0);
+}
+
+TEST_CASE("a name close to no tool gets no candidates", "[tools]") {
+  Fixture f;
+  for (const char* name : {"remember_forever", "fetch__fetch", "everything__echo", "x"}) {
+    INFO(name);
+    auto r = f.catalog.resolve(name);
+    CHECK(r.source == nullptr);
+    CHECK(r.candidates.empty());
+  }
+}
+
+TEST_CASE("a single underscore between server and tool is repaired when one tool is meant",
+          "[tools]") {
+  Fixture f;
+  auto r = f.catalog.resolve("garmin_get_hrv");
+  CHECK(r.source == &f.garmin);
+  CHECK(r.name == "garmin__get_hrv");
+  CHECK(r.repaired);
+  CHECK(f.catalog.resolve("Google-Search_google_search").name == "google-search__google_search");
+  // a__b_c and a_b__c both read a_b_c: neither is meant more than the other.
+  StaticSource a{{"a__b_c"}};
+  StaticSource b{{"a_b__c"}};
+  Catalog catalog;
+  catalog.add(&a);
+  catalog.add(&b);
+  CHECK(catalog.resolve("a_b_c").source == nullptr);
+}
+
+TEST_CASE("a tool of a server that is down gets its outage, neither a repair nor candidates",
+          "[tools]") {
+  StaticSource down = StaticSource::down("everything");
+  StaticSource fetch{{"fetch__fetch", "other__echo"}};
+  Catalog catalog;
+  catalog.add(&down);
+  catalog.add(&fetch);
+  for (const char* name : {"everything__echo", "Everything.echo", "everything_echo"}) {
+    INFO(name);
+    auto r = catalog.resolve(name);
+    CHECK(r.source == nullptr);  // other__echo is up, but not the tool meant
+    CHECK(r.candidates.empty());
+    CHECK(r.outage == "server everything is down since then; its tools are unavailable for now");
+  }
+  CHECK(catalog.resolve("fetch__fetch").source == &fetch);
+  CHECK(catalog.resolve("everythin__echo").outage.empty());  // another prefix
 }
 
 TEST_CASE("schemas come out sorted by name", "[tools]") {
