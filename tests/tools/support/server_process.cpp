@@ -8,9 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
+
+#include "sandbox/server_sandbox.h"
 
 namespace gantry::testing {
 namespace {
@@ -46,10 +49,26 @@ std::vector<std::string> inheritedPlus(const std::vector<std::string>& extra) {
   return env;
 }
 
+/// The bundled servers run as gantry runs them: inside their MCP sandbox (docs/security.md),
+/// here with the scratch folders under /tmp granted as a manifest would grant a root. Null
+/// where the kernel offers no Landlock.
+std::unique_ptr<sandbox::Ruleset> toolSandbox(const std::string& program) {
+  auto abi = sandbox::landlockAbi();
+  if (!abi.isOk()) return nullptr;
+  sandbox::ServerPlan plan;
+  plan.abi = abi.value();
+  plan.state_dir = "/tmp/gantry-tool-state-" + std::to_string(::getpid());
+  plan.grants.write = {"/tmp"};
+  auto built = sandbox::buildRuleset(plan, program);
+  if (!built.isOk()) throw std::runtime_error(built.status().message());
+  return std::make_unique<sandbox::Ruleset>(std::move(built.value()));
+}
+
 /// Only async-signal-safe calls here: the test process has threads (its local servers).
-[[noreturn]] void execChild(char* const* argv, char* const* envp, int in, int out) {
+[[noreturn]] void execChild(char* const* argv, char* const* envp, int in, int out, int ruleset) {
   ::dup2(in, STDIN_FILENO);
   ::dup2(out, STDOUT_FILENO);
+  if (ruleset >= 0 && sandbox::enterRuleset(ruleset) != 0) ::_exit(126);
   ::execve(argv[0], argv, envp);
   ::_exit(127);
 }
@@ -72,8 +91,11 @@ ServerProcess::ServerProcess(const std::string& program, const std::vector<std::
   if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0) {
     throw std::runtime_error("pipe failed");
   }
+  const auto ruleset = toolSandbox(program);
   pid_ = ::fork();
-  if (pid_ == 0) execChild(argv.data(), envp.data(), to_child[0], from_child[1]);
+  if (pid_ == 0) {
+    execChild(argv.data(), envp.data(), to_child[0], from_child[1], ruleset ? ruleset->fd() : -1);
+  }
   ::close(to_child[0]);
   ::close(from_child[1]);
   in_ = to_child[1];
