@@ -43,7 +43,7 @@ class Agent::Turn {
         request_(request),
         observer_(observer),
         cancel_(cancel),
-        conversation_(agent.store_, agent.provider_, agent.options_.conversation) {
+        conversation_(agent.store_, agent.folds_.get(), agent.options_.conversation) {
     // The tool rounds stop at a cancel and at a wrap-up; the last call only at a cancel.
     auto stop_steps = [steps = steps_cancel_] { steps->cancel(); };
     cancel_subscription_ = cancel_.subscribe(stop_steps);
@@ -147,16 +147,16 @@ class Agent::Turn {
       a_.publication_->beginTurn(request_.chat_id);
       listing_ = a_.publication_->listingBlock();
     }
-    return conversation_.bound(cancel_);
+    system_ = systemMessage(persona_, listing_, conversation_.summary());
+    return conversation_.bound();
   }
 
   /// The last call runs until a cancel only, so a wrap-up still gets its reply.
   Result<ChatResponse> callModel(int round, bool tools_on, bool last) {
-    const Prompt prompt(systemMessage(persona_, listing_, conversation_.summary()),
-                        conversation_.lendHistory());
     auto schemas = publishedSchemas();
     ChatRequest request;
-    request.messages = &prompt.messages();
+    request.system = &system_;
+    request.messages = &conversation_.history();
     if (tools_on) request.tools = schemas;
     request.response_schema_json = tools_on ? "" : constrainedSchema();
     if (!request.response_schema_json.empty()) repairs_.push_back({"constrained_retry", {}});
@@ -170,7 +170,7 @@ class Agent::Turn {
     const CancelToken& token = last ? cancel_ : *steps_cancel_;
     auto response = a_.provider_.chat(request, request.stream ? &callbacks : nullptr, token);
     ++result_.model_calls;
-    logModelCall(response, prompt.messages(), tools_on ? schemas->size() : 0);
+    logModelCall(response, tools_on ? schemas->size() : 0);
     if (response.isOk()) {
       if (result_.model_calls == 1) first_token_ms_ = response->first_token_ms;
       model_ms_ += response->dur_ms;
@@ -202,9 +202,10 @@ class Agent::Turn {
     return tools::toolCallSchema(candidates);
   }
 
-  void logModelCall(const Result<ChatResponse>& r, const std::vector<ChatMessage>& prompt,
-                    std::size_t tool_schemas) {
-    LogFields fields = {{"prompt_est_tokens", std::to_string(session::estimateTokens(prompt))},
+  void logModelCall(const Result<ChatResponse>& r, std::size_t tool_schemas) {
+    const int prompt_tokens =
+        session::estimateTokens(system_) + session::estimateTokens(conversation_.history());
+    LogFields fields = {{"prompt_est_tokens", std::to_string(prompt_tokens)},
                         {"tool_schemas", std::to_string(tool_schemas)}};
     if (r.isOk()) {
       fields.push_back({"first_token_ms", std::to_string(r->first_token_ms)});
@@ -288,7 +289,7 @@ class Agent::Turn {
       for (const auto& c : o.candidates) constrained_.push_back(c);
       if (o.awaiting_approval) awaiting_.push_back(o);
     }
-    conversation_.collapseToolResults();
+    conversation_.collapseIfPastBounds();
     return Status::ok();
   }
 
@@ -371,6 +372,10 @@ class Agent::Turn {
   TurnResult finish(Status status) {
     result_.status = std::move(status);
     closeUnanswered();
+    // The fold runs after the turn, on the folds' thread: the reply does not wait for it.
+    if (result_.session_id != 0 && conversation_.foldDue()) {
+      a_.folds_->request(result_.session_id);
+    }
     int64_t total = msSince(start_);
     std::string outcome = result_.status.isOk()          ? "ok"
                           : result_.status.isCancelled() ? "cancelled"
@@ -431,6 +436,7 @@ class Agent::Turn {
   session::Conversation conversation_;
   std::string persona_;
   std::string listing_;  ///< the lazy tool servers' listing, fixed for the turn
+  ChatMessage system_;   ///< sent first in every call of the turn
   TurnResult result_;
   std::optional<ReplyGate> gate_;
   std::vector<std::string> constrained_;
@@ -453,7 +459,11 @@ Agent::Agent(Provider& provider, tools::Catalog& catalog, store::Store& store, A
       store_(store),
       options_(std::move(options)),
       approvals_(approvals),
-      publication_(publication) {}
+      publication_(publication),
+      folds_(std::make_unique<session::Folds>(store, provider, options_.conversation.bounds,
+                                              options_.conversation.fold)) {}
+
+void Agent::waitForFolds() const { folds_->waitIdle(); }
 
 void Agent::setPersona(std::string text) {
   std::lock_guard lock(persona_mutex_);
