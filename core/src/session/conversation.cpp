@@ -62,7 +62,13 @@ Result<int64_t> Conversation::resume() {
 }
 
 Status Conversation::bound() {
-  record_past_bounds_ = pastBounds(history_, options_.bounds);
+  // The bounds hold for the history the turn found; its own message may pass them (the fold
+  // after the last reply meant to leave room for it).
+  const bool own_message = user_message_id_ && !resumed_ && !history_.empty();
+  const std::size_t found = history_.size() - (own_message ? 1 : 0);
+  turn_start_ = found;
+  const long own_tokens = own_message ? estimateTokens(history_.back()) : 0;
+  record_past_bounds_ = pastBounds(found, estimateTokens(history_) - own_tokens, options_.bounds);
   // A fold under way commits this history's trim soon; trimming the prompt now as well would
   // rewrite it twice. Without one, the bounds are a hard cap on the prompt.
   const bool trim = record_past_bounds_ && !(folds_ && folds_->pending(session_id_));
@@ -73,6 +79,7 @@ Status Conversation::bound() {
     dropped = result.dropped.size();
     history_ = std::move(result.kept);
     ids_.erase(ids_.begin(), ids_.begin() + static_cast<std::ptrdiff_t>(dropped));
+    turn_start_ -= std::min(turn_start_, dropped);
     log::info("history_bounded",
               {{"left_out", std::to_string(dropped)}, {"kept", std::to_string(history_.size())}});
   }
@@ -85,8 +92,21 @@ Status Conversation::bound() {
   return dropped != 0 ? showMemoryLeftOut() : Status::ok();
 }
 
+// Due once another turn like this one, or a twentieth of the bounds, would pass them: the
+// fold then commits before the turn that would pass them, which finds room and sends the
+// history it was last sent.
 bool Conversation::foldDue() const {
-  return folds_ != nullptr && (record_past_bounds_ || pastBounds(history_, options_.bounds));
+  if (folds_ == nullptr) return false;
+  if (record_past_bounds_) return true;
+  const std::size_t start = std::min(turn_start_, history_.size());
+  long turn_tokens = 0;
+  for (std::size_t i = start; i < history_.size(); ++i) turn_tokens += estimateTokens(history_[i]);
+  const auto& bounds = options_.bounds;
+  const std::size_t room_messages =
+      std::max(history_.size() - start, static_cast<std::size_t>(bounds.max_messages / 20));
+  const long room_tokens = std::max(turn_tokens, static_cast<long>(bounds.max_tokens / 20));
+  return pastBounds(history_.size() + room_messages, estimateTokens(history_) + room_tokens,
+                    bounds);
 }
 
 /// The message was recorded without the memory rows the history showed then. Bounding took

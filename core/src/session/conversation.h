@@ -88,7 +88,8 @@ class Conversation {
   /// round; below the bounds it changes nothing, so the prompt a local model cached stays.
   void collapseIfPastBounds();
 
-  /// True when the history in the record is past the bounds: the reply asks for a fold.
+  /// True when the history in the record is past the bounds, or another turn as large as
+  /// this one (or a twentieth of the bounds) would pass them: the reply asks for a fold.
   bool foldDue() const;
 
   /// Records the final assistant message, queues it in the outbox and closes the turn (one
@@ -137,7 +138,8 @@ class Conversation {
   /// was added by this turn (only results are collapsed by id).
   std::vector<int64_t> ids_;
   int64_t collapsed_through_ = 0;    ///< results up to this id are sent collapsed
-  bool record_past_bounds_ = false;  ///< bound() left turns out that only a fold takes away
+  bool record_past_bounds_ = false;  ///< the history bound() found was past the bounds
+  std::size_t turn_start_ = 0;       ///< where this turn's messages begin in history_
   /// The memory rows the user messages of the history open() read show, as the store kept
   /// them: recordUser() leaves them out of the message's block.
   text::ShownRows shown_;

@@ -64,12 +64,11 @@ void Folds::fold(int64_t session_id) {
   }
   std::vector<ChatMessage> history = opened->history;
   const std::vector<int64_t>& ids = opened->ids;
-  collapseThrough(history, ids, opened->collapsed_through);
-  if (!pastBounds(history, bounds_)) return;
   store::Fold fold{session_id, opened->summary, 0,
                    std::max(opened->collapsed_through, collapseMark(history, ids))};
   collapseThrough(history, ids, fold.collapsed_through);
   const std::size_t dropped = trimHistory(std::move(history), bounds_).dropped.size();
+  if (dropped == 0 && fold.collapsed_through == opened->collapsed_through) return;
   if (dropped != 0) {
     // The summary reads the results as recorded, not as collapsed.
     const std::vector<ChatMessage> whole(opened->history.begin(),

@@ -1,6 +1,7 @@
 #pragma once
 /// Folds: the history's trims (DESIGN 4.2), run after the reply on a thread of their own, so
-/// no owner's turn waits for the model call that writes the summary. A fold reads the
+/// no owner's turn waits for the model call that writes the summary. A turn asks for one when
+/// another turn like it would pass the bounds (session::Conversation::foldDue). A fold reads the
 /// session's record, collapses every tool result but the last kKeptToolResults, drops the
 /// oldest turns down to the low-water mark, folds them into the summary, and commits all of
 /// it in one transaction: the one step that changes the prompt a local model has cached. A

@@ -110,13 +110,18 @@ int estimateTokens(const std::vector<ChatMessage>& messages) {
   return total;
 }
 
-bool pastBounds(const std::vector<ChatMessage>& history, const Bounds& bounds) {
-  return !fits(history.size(), estimateTokens(history), bounds.max_messages, bounds.max_tokens);
+bool pastBounds(std::size_t messages, long tokens, const Bounds& bounds) {
+  return !fits(messages, tokens, bounds.max_messages, bounds.max_tokens);
 }
 
-BoundResult trimHistory(std::vector<ChatMessage> history, const Bounds& bounds) {
-  std::size_t cut = cutByTurns(history, bounds);
-  cut = cutByBlocks(history, cut, bounds.max_messages);
+bool pastBounds(const std::vector<ChatMessage>& history, const Bounds& bounds) {
+  return pastBounds(history.size(), estimateTokens(history), bounds);
+}
+
+namespace {
+
+// history split at cut, moved past results whose call was cut off.
+BoundResult splitAt(std::vector<ChatMessage> history, std::size_t cut) {
   while (cut < history.size() && history[cut].role == Role::kTool) ++cut;
   BoundResult result;
   auto split = history.begin() + static_cast<std::ptrdiff_t>(cut);
@@ -127,12 +132,16 @@ BoundResult trimHistory(std::vector<ChatMessage> history, const Bounds& bounds) 
   return result;
 }
 
+}  // namespace
+
+BoundResult trimHistory(std::vector<ChatMessage> history, const Bounds& bounds) {
+  const std::size_t cut = cutByBlocks(history, cutByTurns(history, bounds), bounds.max_messages);
+  return splitAt(std::move(history), cut);
+}
+
 BoundResult boundHistory(std::vector<ChatMessage> history, const Bounds& bounds) {
   if (pastBounds(history, bounds)) return trimHistory(std::move(history), bounds);
-  BoundResult result;
-  result.kept_tokens = estimateTokens(history);
-  result.kept = std::move(history);
-  return result;
+  return splitAt(std::move(history), 0);
 }
 
 int64_t collapseMark(const std::vector<ChatMessage>& history, const std::vector<int64_t>& ids,

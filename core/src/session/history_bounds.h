@@ -42,7 +42,9 @@ struct BoundResult {
   int kept_tokens = 0;  ///< estimateTokens(kept)
 };
 
-/// True when history is past max_messages or max_tokens.
+/// True when messages messages of tokens estimated tokens are past max_messages or max_tokens.
+bool pastBounds(std::size_t messages, long tokens, const Bounds& bounds);
+/// pastBounds of history.
 bool pastBounds(const std::vector<ChatMessage>& history, const Bounds& bounds);
 
 /// Trims history (the record in order, persona and current message not included):
@@ -56,7 +58,8 @@ bool pastBounds(const std::vector<ChatMessage>& history, const Bounds& bounds);
 /// history is taken by value: a caller done with it moves it in, and nothing is copied.
 BoundResult trimHistory(std::vector<ChatMessage> history, const Bounds& bounds);
 
-/// trimHistory when history is pastBounds; else all of it is kept.
+/// trimHistory when history is pastBounds; else all of it is kept but orphaned results at
+/// its start.
 BoundResult boundHistory(std::vector<ChatMessage> history, const Bounds& bounds);
 
 /// The id of the newest tool result that collapses when every result but the last keep of

@@ -82,7 +82,7 @@ TEST_CASE("a fold after the reply trims the history below the bounds and summari
   CHECK(c->summary().empty());
   f.reply(*c, "answer 6");
   // Down to the low-water mark (half the cap), so the next fold is turns away.
-  CHECK(f.messages.historyCount(f.session).value() <= 3);
+  CHECK(f.messages.historyCount(f.session).value() == 4);  // the two protected turns
   c = f.turn("question 7");
   CHECK(c->summary() == "The user asked six questions.");
   CHECK(c->history().back().content == "question 7");
@@ -138,7 +138,7 @@ TEST_CASE("a failed fold keeps the oldest turns in the history for the next fold
   CHECK(c->history().size() <= 6);
   CHECK(c->history().back().content == "question 7");
   f.reply(*c, "answer 7");
-  CHECK(f.messages.historyCount(f.session).value() <= 3);
+  CHECK(f.messages.historyCount(f.session).value() == 4);  // the two protected turns
   CHECK(f.turn("question 8")->summary() == "Seven questions.");
 }
 
@@ -206,12 +206,9 @@ TEST_CASE("a memory row is sent again once the message that showed it is out of 
   options.hydrate = [](const std::string& text) {
     return "[memory]\n- (fact) tea: green\n- (fact) topic: " + text + "\n";
   };
-  for (const char* text : {"one", "two", "three"}) {
-    f.turn(text, options);
-    f.append(Role::kAssistant, "ok");
-  }
   f.provider.reply("The user said one.");
-  auto c = f.turn("four", options);  // the bound of six messages folds the first turn away
+  for (const char* text : {"one", "two", "three"}) f.reply(*f.turn(text, options), "ok");
+  auto c = f.turn("four", options);  // the bound of six messages folded the first turn away
   REQUIRE(c->summary() == "The user said one.");
   const std::string sent = "[memory]\n- (fact) tea: green\n- (fact) topic: four\n\nfour";
   CHECK(c->history().back().content == sent);
@@ -316,8 +313,9 @@ TEST_CASE("between folds each request's messages are a prefix of the next one's"
     REQUIRE(c.open("chat").isOk());
     REQUIRE(c.recordUser("question " + std::to_string(turn), {}, {}).isOk());
     REQUIRE(c.bound().isOk());
-    if (turn % 3 == 0) lookups(c, 2);
+    lookups(c, 1);
     const auto& sent = c.history();
+    INFO("turn " << turn);
     if (c.summary() != summary) {
       ++folded;  // a fold: the one step that may change what was sent before
     } else {
@@ -333,5 +331,5 @@ TEST_CASE("between folds each request's messages are a prefix of the next one's"
     folds.waitIdle();
   }
   CHECK(folded >= 2);
-  CHECK(folded <= 4);
+  CHECK(folded <= 6);
 }
