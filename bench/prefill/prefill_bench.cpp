@@ -108,6 +108,11 @@ class Model {
         ++common;
       // The previous array without its closing bracket is what a growing prompt repeats.
       seen.broke = !cached.empty() && common + 1 < cached.size();
+      if (seen.broke && std::getenv("PREFILL_TRACE")) {
+        std::fprintf(stderr, "break at %zu of %zu:\n  was: %s\n  now: %s\n", common, cached.size(),
+                     cached.substr(common > 80 ? common - 80 : 0, 200).c_str(),
+                     array.substr(common > 80 ? common - 80 : 0, 200).c_str());
+      }
       seen.prompt = tokens(array.size());
       seen.prefill = tokens(array.size() - common);
       seen.fresh = tokens(freshBytes(messages));
@@ -179,6 +184,9 @@ Totals tally(const std::vector<Seen>& seen, int turns, Costs costs) {
   t.modelled.assign(static_cast<std::size_t>(turns), 0);
   t.ideal.assign(static_cast<std::size_t>(turns), 0);
   for (const auto& s : seen) {
+    if (std::getenv("PREFILL_TRACE") && (s.fold || s.broke)) {
+      std::fprintf(stderr, "turn %d: %s\n", s.turn, s.fold ? "fold" : "break");
+    }
     if (s.fold) {
       ++t.folds;
       t.fold_prefill += s.prefill;

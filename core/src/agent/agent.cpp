@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <tuple>
 #include <unordered_set>
 
 #include "agent/prompt.h"
@@ -162,6 +163,9 @@ class Agent::Turn {
     if (!request.response_schema_json.empty()) repairs_.push_back({"constrained_retry", {}});
     request.stream = a_.options_.stream;
     if (last) request.max_tokens = request_.final_max_tokens;
+    PromptPrint print = promptPrint(request);
+    sent_tokens_ += printTokens(print);
+    cached_tokens_ += a_.notePrompt(request_.chat_id, std::move(print));
     gate_.emplace([this](std::string_view text) { observer_.onText(text); });
     StreamCallbacks callbacks;
     callbacks.on_text = [this](std::string_view text) { gate_->push(text); };
@@ -372,6 +376,10 @@ class Agent::Turn {
   TurnResult finish(Status status) {
     result_.status = std::move(status);
     closeUnanswered();
+    if (sent_tokens_ > 0) {
+      std::lock_guard lock(a_.prints_mutex_);
+      a_.last_turn_cache_[request_.chat_id] = {sent_tokens_, cached_tokens_};
+    }
     // The fold runs after the turn, on the folds' thread: the reply does not wait for it.
     if (result_.session_id != 0 && conversation_.foldDue()) {
       a_.folds_->request(result_.session_id);
@@ -419,8 +427,13 @@ class Agent::Turn {
       ++history.count;
       history.est_tokens += static_cast<std::size_t>(session::estimateTokens(*reply));
     }
-    StandingPrompt prompt{persona_, listing_, conversation_.summary(), history,
-                          a_.schemaSizes(request_.chat_id)};
+    StandingPrompt prompt{persona_,
+                          listing_,
+                          conversation_.summary(),
+                          history,
+                          a_.schemaSizes(request_.chat_id),
+                          sent_tokens_,
+                          cached_tokens_};
     return store::StoredBudget{request_.chat_id, store::nowMs(), promptBudget(prompt)};
   }
 
@@ -446,6 +459,8 @@ class Agent::Turn {
   int64_t model_ms_ = 0;
   int64_t tool_ms_ = 0;
   int64_t first_token_ms_ = -1;
+  std::size_t sent_tokens_ = 0;    ///< estimated, all calls of the turn
+  std::size_t cached_tokens_ = 0;  ///< of them, what a prompt cache could keep
   Usage usage_;
   std::vector<store::Repair> repairs_;
 };
@@ -503,8 +518,22 @@ std::map<std::string, PartSize> Agent::schemaSizes(const std::string& chat_id) c
   return sizes;
 }
 
+std::size_t Agent::notePrompt(const std::string& chat_id, PromptPrint print) {
+  std::lock_guard lock(prints_mutex_);
+  PromptPrint& last = prints_[chat_id];
+  const std::size_t kept = keptTokens(last, print);
+  last = std::move(print);
+  return kept;
+}
+
 StandingPrompt Agent::standingPrompt(const std::string& chat_id) {
   StandingPrompt prompt;
+  {
+    std::lock_guard lock(prints_mutex_);
+    if (auto it = last_turn_cache_.find(chat_id); it != last_turn_cache_.end()) {
+      std::tie(prompt.last_turn_sent, prompt.last_turn_cached) = it->second;
+    }
+  }
   prompt.persona = persona();
   if (publication_) prompt.listing = publication_->listingBlock();
   prompt.schemas = schemaSizes(chat_id);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/cache_estimate.h"
 #include "agent/prompt_budget.h"
 #include "agent/tool_runner.h"
 #include "agent/turn_observer.h"
@@ -103,6 +104,9 @@ class Agent {
  private:
   class Turn;
   std::string persona();
+  /// Keeps print as the chat's last request; returns the estimated tokens of it a prompt
+  /// cache could keep from the request before. Any thread.
+  std::size_t notePrompt(const std::string& chat_id, PromptPrint print);
   /// The size of the chat's published schemas by server ("" holds the built-ins).
   std::map<std::string, PartSize> schemaSizes(const std::string& chat_id) const;
 
@@ -124,6 +128,10 @@ class Agent {
   };
   mutable std::mutex sizes_mutex_;
   mutable KnownSizes known_sizes_;
+  /// Each chat's last request, and its last turn's estimated tokens sent and cacheable.
+  std::mutex prints_mutex_;
+  std::map<std::string, PromptPrint> prints_;
+  std::map<std::string, std::pair<std::size_t, std::size_t>> last_turn_cache_;
   /// The history's folds, after the reply (session/folds.h); first to go, so a running fold
   /// is cancelled before anything it uses.
   std::unique_ptr<session::Folds> folds_;

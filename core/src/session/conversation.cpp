@@ -13,6 +13,7 @@ Conversation::Conversation(store::Store& store, Folds* folds, ConversationOption
     : messages_(store), turns_(store), folds_(folds), options_(std::move(options)) {}
 
 Status Conversation::open(const std::string& chat_id) {
+  if (folds_ != nullptr) folds_seen_ = folds_->committed();
   auto session = messages_.open(chat_id);
   if (!session.isOk()) return session.status();
   chat_id_ = chat_id;
@@ -149,6 +150,12 @@ Status Conversation::recordResult(int64_t row, const ToolCall& call, bool ok,
 // so later turns show those results the same way.
 void Conversation::collapseIfPastBounds() {
   if (!pastBounds(history_, options_.bounds)) return;
+  // A fold under way, or one since this turn read the history, collapses these results with
+  // its trim, in the one step that changes what was sent; this turn sends the history as it
+  // found it.
+  if (folds_ != nullptr && (folds_->pending(session_id_) || folds_->committed() != folds_seen_)) {
+    return;
+  }
   const int64_t mark = collapseMark(history_, ids_);
   if (mark <= collapsed_through_) return;
   if (Status s = messages_.collapseThrough(session_id_, mark); !s.isOk()) {

@@ -85,7 +85,8 @@ class Conversation {
 
   /// Within a turn whose own context passes the bounds, collapses every tool result but the
   /// last kKeptToolResults, from now on (the record keeps them whole). Called after each
-  /// round; below the bounds it changes nothing, so the prompt a local model cached stays.
+  /// round; below the bounds, or while a fold of the chat runs, it changes nothing, so the
+  /// prompt a local model cached stays.
   void collapseIfPastBounds();
 
   /// True when the history in the record is past the bounds, or another turn as large as
@@ -140,6 +141,7 @@ class Conversation {
   int64_t collapsed_through_ = 0;    ///< results up to this id are sent collapsed
   bool record_past_bounds_ = false;  ///< the history bound() found was past the bounds
   std::size_t turn_start_ = 0;       ///< where this turn's messages begin in history_
+  uint64_t folds_seen_ = 0;          ///< folds_->committed() when open() read the history
   /// The memory rows the user messages of the history open() read show, as the store kept
   /// them: recordUser() leaves them out of the message's block.
   text::ShownRows shown_;

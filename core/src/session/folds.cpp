@@ -64,6 +64,9 @@ void Folds::fold(int64_t session_id) {
   }
   std::vector<ChatMessage> history = opened->history;
   const std::vector<int64_t>& ids = opened->ids;
+  collapseThrough(history, ids, opened->collapsed_through);
+  // Asked for again by a turn that raced the last fold: that one made room already.
+  if (!pastFoldMark(history, bounds_)) return;
   store::Fold fold{session_id, opened->summary, 0,
                    std::max(opened->collapsed_through, collapseMark(history, ids))};
   collapseThrough(history, ids, fold.collapsed_through);
@@ -86,6 +89,7 @@ void Folds::fold(int64_t session_id) {
     log::warn("summary_save_failed", {{"error", s.message()}});
     return;
   }
+  ++committed_;
   log::info("history_trimmed",
             {{"dropped", std::to_string(dropped)}, {"kept", std::to_string(ids.size() - dropped)}});
 }

@@ -8,6 +8,7 @@
 /// turn that starts meanwhile sends the history as it was. A fold that fails or is
 /// cancelled changes nothing; the next reply past the bounds asks again.
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -37,6 +38,8 @@ class Folds {
   bool pending(int64_t session_id) const;
   /// Blocks until no fold is queued or running. Any thread but the folds'.
   void waitIdle() const;
+  /// How many folds have committed so far (any session). Any thread.
+  uint64_t committed() const { return committed_; }
 
  private:
   void loop();
@@ -51,6 +54,7 @@ class Folds {
   mutable std::condition_variable changed_;
   std::deque<int64_t> queue_;  ///< the running fold stays at the front until it ends
   bool stopping_ = false;
+  std::atomic<uint64_t> committed_{0};
   std::thread thread_;
 };
 

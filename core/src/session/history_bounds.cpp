@@ -118,6 +118,14 @@ bool pastBounds(const std::vector<ChatMessage>& history, const Bounds& bounds) {
   return pastBounds(history.size(), estimateTokens(history), bounds);
 }
 
+bool pastFoldMark(const std::vector<ChatMessage>& history, const Bounds& bounds) {
+  const int percent = (std::clamp(bounds.low_water_percent, 1, 100) + 100) / 2;
+  Bounds mark = bounds;
+  mark.max_messages = bounds.max_messages * percent / 100;
+  mark.max_tokens = static_cast<int>(static_cast<long>(bounds.max_tokens) * percent / 100);
+  return pastBounds(history, mark);
+}
+
 namespace {
 
 // history split at cut, moved past results whose call was cut off.

@@ -32,7 +32,7 @@ struct Bounds {
   /// Once a cap is exceeded, turns are dropped until the history is within this percentage
   /// of both caps. Every trim rewrites the prompt a local model has cached, so it trims far
   /// enough that the next one is many turns away. 100 trims just to the caps.
-  int low_water_percent = 50;
+  int low_water_percent = 30;
 };
 
 /// The history split into what the prompt keeps and what was dropped (oldest first both).
@@ -46,6 +46,10 @@ struct BoundResult {
 bool pastBounds(std::size_t messages, long tokens, const Bounds& bounds);
 /// pastBounds of history.
 bool pastBounds(const std::vector<ChatMessage>& history, const Bounds& bounds);
+
+/// True when history is past the midpoint between the low-water mark and the caps: a trim
+/// then has enough to take away that the next one is many turns off.
+bool pastFoldMark(const std::vector<ChatMessage>& history, const Bounds& bounds);
 
 /// Trims history (the record in order, persona and current message not included):
 /// - whole turns (a user message and everything up to the next user message) are dropped
