@@ -32,7 +32,7 @@ struct Bounds {
   /// Once a cap is exceeded, turns are dropped until the history is within this percentage
   /// of both caps. Every trim rewrites the prompt a local model has cached, so it trims far
   /// enough that the next one is many turns away. 100 trims just to the caps.
-  int low_water_percent = 30;
+  int low_water_percent = 25;
 };
 
 /// The history split into what the prompt keeps and what was dropped (oldest first both).
