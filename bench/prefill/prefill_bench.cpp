@@ -9,6 +9,9 @@
 //
 //   bench_prefill [turns (300)] [prefill ms per token (0.5)] [output ms per token (0.5)]
 //                 [HISTORY_MAX_MESSAGES (default)]
+//
+// TEST_WRAPPER=PROGRAM runs gantry as `PROGRAM gantry ARGS…` (say, a script that runs another
+// build's binary instead). PREFILL_TRACE=1 prints each break with the bytes around it.
 #include <Poco/JSON/Array.h>
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
@@ -222,6 +225,9 @@ int main(int argc, char** argv) {
   env["LOG_LEVEL"] = "info";
   env["CRON_ENABLED"] = "false";
   if (argc > 4) env["HISTORY_MAX_MESSAGES"] = argv[4];
+  // Another build's binary, to measure it beside this one in the same conditions.
+  if (const char* wrapper = std::getenv(gantry::e2e::kWrapper))
+    env[gantry::e2e::kWrapper] = wrapper;
   GantryProcess g(env);
   std::vector<double> waited;
   for (int turn = 0; turn < turns; ++turn) {
