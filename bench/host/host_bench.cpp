@@ -108,6 +108,9 @@ gantry::e2e::Env benchEnv(const Workspace& ws, int llm_port) {
   env["CRON_ENABLED"] = "false";
   // Measures gantry as the packaged unit runs it when given the unit's malloc setting.
   if (const char* tunables = std::getenv("GLIBC_TUNABLES")) env["GLIBC_TUNABLES"] = tunables;
+  // Another build's binary, measured beside this one in the same conditions.
+  if (const char* wrapper = std::getenv(gantry::e2e::kWrapper))
+    env[gantry::e2e::kWrapper] = wrapper;
   return env;
 }
 

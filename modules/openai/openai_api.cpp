@@ -254,6 +254,7 @@ Result<std::string_view> encodeRequest(const ChatRequest& request, const Request
   writeField(w, "model", options.model);
   w.Key("messages");
   w.StartArray();
+  if (request.system != nullptr) writeMessage(w, *request.system);
   if (request.messages != nullptr) writeMessages(w, *request.messages);
   w.EndArray();
   if (request.tools && !request.tools->empty()) {

@@ -1,5 +1,6 @@
 // End-to-end: the prompt the real gantry binary sends, read from the fake model's requests —
 // the cache-stable prefix across turns (DESIGN 4 step 2) and collapsed tool results (4.2).
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <thread>
 
@@ -71,7 +72,30 @@ TEST_CASE("every request's messages reappear byte for byte at the start of the n
   CHECK(count(requests[6], "[memory]\\n") == 1);
 }
 
-TEST_CASE("tool results older than the last four collapse within one turn", "[e2e]") {
+TEST_CASE("tool results stay whole within a turn and after it while the history is in bounds",
+          "[e2e]") {
+  FakeOpenAiServer llm;
+  for (int i = 1; i <= 6; ++i) {
+    llm.addReply(toolCall("r" + std::to_string(i), "memory_recall",
+                          R"({"query":"round )" + std::to_string(i) + R"("})"));
+  }
+  llm.addReply(R"({"content":"done"})");
+  Workspace ws("whole");
+  auto r = runGantry(gantry::e2e::stdioEnv(ws, llm.port()), "dig deep\nthanks\n");
+  INFO(r.err.substr(0, 3000));
+  REQUIRE(r.code == 0);
+  auto requests = llm.requests();
+  REQUIRE(requests.size() == 8);
+  CHECK(count(requests[7], "[tool memory_recall: ") == 0);
+  for (std::size_t n = 0; n + 1 < requests.size(); ++n) {
+    std::string earlier = messagesArray(requests[n]);
+    earlier.pop_back();
+    CHECK(messagesArray(requests[n + 1]).compare(0, earlier.size(), earlier) == 0);
+  }
+}
+
+TEST_CASE("a turn whose own context passes the bounds collapses all but its last four results",
+          "[e2e]") {
   FakeOpenAiServer llm;
   // Each result ("no memory contains all of those words") is longer than the line it
   // collapses to; a shorter one would stay whole.
@@ -81,18 +105,61 @@ TEST_CASE("tool results older than the last four collapse within one turn", "[e2
   }
   llm.addReply(R"({"content":"done"})");
   Workspace ws("collapse");
-  auto r = runGantry(gantry::e2e::stdioEnv(ws, llm.port()), "dig deep\nthanks\n");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  env["HISTORY_MAX_MESSAGES"] = "10";
+  auto r = runGantry(env, "dig deep\nthanks\n");
   INFO(r.err.substr(0, 3000));
   REQUIRE(r.code == 0);
   auto requests = llm.requests();
-  REQUIRE(requests.size() == 8);
+  REQUIRE(requests.size() >= 7);
   const std::string collapsed = "[tool memory_forget: ";
-  CHECK(count(requests[4], collapsed) == 0);  // four results, all whole
-  CHECK(count(requests[5], collapsed) == 1);
+  CHECK(count(requests[4], collapsed) == 0);  // ten messages: within the bounds
+  CHECK(count(requests[5], collapsed) == 1);  // eleven: all but the last four results
   CHECK(count(requests[6], collapsed) == 2);
   CHECK(count(requests[6], "\"role\":\"tool\"") == 6);
-  // The next turn, loaded from the record, collapses the same results the same way.
-  std::string last_of_turn = messagesArray(requests[6]);
-  last_of_turn.pop_back();
-  CHECK(messagesArray(requests[7]).compare(0, last_of_turn.size(), last_of_turn) == 0);
+}
+
+TEST_CASE("a turn that starts while a fold runs does not wait for it, and the next has the summary",
+          "[e2e]") {
+  FakeOpenAiServer llm;
+  std::atomic<int> replies{0};
+  llm.setResponder([&replies](const std::string& body) {
+    gantry::testing::ScriptedReply reply;
+    if (body.find("You maintain the running summary") != std::string::npos) {
+      reply.content = "The user counted.";
+      reply.delay_ms = 3000;
+    } else {
+      reply.content = "r" + std::to_string(++replies);
+    }
+    return reply;
+  });
+  Workspace ws("foldafter");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  env["HISTORY_MAX_MESSAGES"] = "6";
+  GantryProcess gantry(env);
+  const std::vector<std::string> first = {"one", "two", "three"};
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    gantry.write(first[i] + "\n");
+    REQUIRE(gantry.waitForOutput("r" + std::to_string(i + 1), 10s));
+  }
+  // Six messages now: another turn would pass the cap, so a fold is under way.
+  const auto start = std::chrono::steady_clock::now();
+  gantry.write("four\n");
+  REQUIRE(gantry.waitForOutput("r4", 10s));
+  CHECK(std::chrono::steady_clock::now() - start < 2500ms);  // the fold takes 3 s
+  REQUIRE(gantry.waitForLog("history_trimmed", 10s));
+  gantry.write("five\n");
+  REQUIRE(gantry.waitForOutput("r5", 10s));
+  gantry.closeInput();
+  CHECK(gantry.wait() == 0);
+  std::vector<std::string> turns;
+  for (const auto& body : llm.requests()) {
+    if (body.find("You maintain the running summary") == std::string::npos) turns.push_back(body);
+  }
+  INFO(gantry.err().substr(0, 3000));
+  REQUIRE(turns.size() == 5);
+  CHECK(turns[3].find("one\"") != std::string::npos);  // the history as it was
+  CHECK(turns[3].find("The user counted.") == std::string::npos);
+  CHECK(turns[4].find("The user counted.") != std::string::npos);
+  CHECK(turns[4].find("one\"") == std::string::npos);
 }

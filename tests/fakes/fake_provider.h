@@ -113,7 +113,10 @@ class FakeProvider final : public Provider {
 
   Step take(const ChatRequest& request) {
     std::lock_guard lock(mutex_);
-    requests_.push_back({*request.messages, request.tools && !request.tools->empty(),
+    std::vector<ChatMessage> sent;
+    if (request.system) sent.push_back(*request.system);
+    sent.insert(sent.end(), request.messages->begin(), request.messages->end());
+    requests_.push_back({std::move(sent), request.tools && !request.tools->empty(),
                          request.tools ? *request.tools : std::vector<ToolSchema>{},
                          request.response_schema_json, request.max_tokens});
     cv_.notify_all();

@@ -19,6 +19,9 @@ inline constexpr std::string_view kAnswerInText = "answer_in_text";
 
 /// One model call. Pointers are valid for the duration of chat() only.
 struct ChatRequest {
+  /// Sent first when not null: the turn's system message, kept apart so that the history
+  /// after it is sent from where it lies, read-only, without a copy.
+  const ChatMessage* system = nullptr;
   const std::vector<ChatMessage>* messages = nullptr;
   /// null or empty: no tools offered. The same list while the published tools stay the
   /// same, so a provider may keep its encoding of the list for as long as it keeps the list.

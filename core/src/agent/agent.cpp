@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <tuple>
 #include <unordered_set>
 
 #include "agent/prompt.h"
@@ -43,7 +44,7 @@ class Agent::Turn {
         request_(request),
         observer_(observer),
         cancel_(cancel),
-        conversation_(agent.store_, agent.provider_, agent.options_.conversation) {
+        conversation_(agent.store_, agent.folds_.get(), agent.options_.conversation) {
     // The tool rounds stop at a cancel and at a wrap-up; the last call only at a cancel.
     auto stop_steps = [steps = steps_cancel_] { steps->cancel(); };
     cancel_subscription_ = cancel_.subscribe(stop_steps);
@@ -147,21 +148,24 @@ class Agent::Turn {
       a_.publication_->beginTurn(request_.chat_id);
       listing_ = a_.publication_->listingBlock();
     }
-    return conversation_.bound(cancel_);
+    system_ = systemMessage(persona_, listing_, conversation_.summary());
+    return conversation_.bound();
   }
 
   /// The last call runs until a cancel only, so a wrap-up still gets its reply.
   Result<ChatResponse> callModel(int round, bool tools_on, bool last) {
-    const Prompt prompt(systemMessage(persona_, listing_, conversation_.summary()),
-                        conversation_.lendHistory());
     auto schemas = publishedSchemas();
     ChatRequest request;
-    request.messages = &prompt.messages();
+    request.system = &system_;
+    request.messages = &conversation_.history();
     if (tools_on) request.tools = schemas;
     request.response_schema_json = tools_on ? "" : constrainedSchema();
     if (!request.response_schema_json.empty()) repairs_.push_back({"constrained_retry", {}});
     request.stream = a_.options_.stream;
     if (last) request.max_tokens = request_.final_max_tokens;
+    PromptPrint print = promptPrint(request);
+    sent_tokens_ += printTokens(print);
+    cached_tokens_ += a_.notePrompt(request_.chat_id, std::move(print));
     gate_.emplace([this](std::string_view text) { observer_.onText(text); });
     StreamCallbacks callbacks;
     callbacks.on_text = [this](std::string_view text) { gate_->push(text); };
@@ -170,7 +174,7 @@ class Agent::Turn {
     const CancelToken& token = last ? cancel_ : *steps_cancel_;
     auto response = a_.provider_.chat(request, request.stream ? &callbacks : nullptr, token);
     ++result_.model_calls;
-    logModelCall(response, prompt.messages(), tools_on ? schemas->size() : 0);
+    logModelCall(response, tools_on ? schemas->size() : 0);
     if (response.isOk()) {
       if (result_.model_calls == 1) first_token_ms_ = response->first_token_ms;
       model_ms_ += response->dur_ms;
@@ -202,9 +206,10 @@ class Agent::Turn {
     return tools::toolCallSchema(candidates);
   }
 
-  void logModelCall(const Result<ChatResponse>& r, const std::vector<ChatMessage>& prompt,
-                    std::size_t tool_schemas) {
-    LogFields fields = {{"prompt_est_tokens", std::to_string(session::estimateTokens(prompt))},
+  void logModelCall(const Result<ChatResponse>& r, std::size_t tool_schemas) {
+    const int prompt_tokens =
+        session::estimateTokens(system_) + session::estimateTokens(conversation_.history());
+    LogFields fields = {{"prompt_est_tokens", std::to_string(prompt_tokens)},
                         {"tool_schemas", std::to_string(tool_schemas)}};
     if (r.isOk()) {
       fields.push_back({"first_token_ms", std::to_string(r->first_token_ms)});
@@ -288,7 +293,7 @@ class Agent::Turn {
       for (const auto& c : o.candidates) constrained_.push_back(c);
       if (o.awaiting_approval) awaiting_.push_back(o);
     }
-    conversation_.collapseToolResults();
+    conversation_.collapseIfPastBounds();
     return Status::ok();
   }
 
@@ -371,6 +376,14 @@ class Agent::Turn {
   TurnResult finish(Status status) {
     result_.status = std::move(status);
     closeUnanswered();
+    if (sent_tokens_ > 0) {
+      std::lock_guard lock(a_.prints_mutex_);
+      a_.last_turn_cache_[request_.chat_id] = {sent_tokens_, cached_tokens_};
+    }
+    // The fold runs after the turn, on the folds' thread: the reply does not wait for it.
+    if (result_.session_id != 0 && conversation_.foldDue()) {
+      a_.folds_->request(result_.session_id);
+    }
     int64_t total = msSince(start_);
     std::string outcome = result_.status.isOk()          ? "ok"
                           : result_.status.isCancelled() ? "cancelled"
@@ -414,8 +427,13 @@ class Agent::Turn {
       ++history.count;
       history.est_tokens += static_cast<std::size_t>(session::estimateTokens(*reply));
     }
-    StandingPrompt prompt{persona_, listing_, conversation_.summary(), history,
-                          a_.schemaSizes(request_.chat_id)};
+    StandingPrompt prompt{persona_,
+                          listing_,
+                          conversation_.summary(),
+                          history,
+                          a_.schemaSizes(request_.chat_id),
+                          sent_tokens_,
+                          cached_tokens_};
     return store::StoredBudget{request_.chat_id, store::nowMs(), promptBudget(prompt)};
   }
 
@@ -431,6 +449,7 @@ class Agent::Turn {
   session::Conversation conversation_;
   std::string persona_;
   std::string listing_;  ///< the lazy tool servers' listing, fixed for the turn
+  ChatMessage system_;   ///< sent first in every call of the turn
   TurnResult result_;
   std::optional<ReplyGate> gate_;
   std::vector<std::string> constrained_;
@@ -440,6 +459,8 @@ class Agent::Turn {
   int64_t model_ms_ = 0;
   int64_t tool_ms_ = 0;
   int64_t first_token_ms_ = -1;
+  std::size_t sent_tokens_ = 0;    ///< estimated, all calls of the turn
+  std::size_t cached_tokens_ = 0;  ///< of them, what a prompt cache could keep
   Usage usage_;
   std::vector<store::Repair> repairs_;
 };
@@ -453,7 +474,11 @@ Agent::Agent(Provider& provider, tools::Catalog& catalog, store::Store& store, A
       store_(store),
       options_(std::move(options)),
       approvals_(approvals),
-      publication_(publication) {}
+      publication_(publication),
+      folds_(std::make_unique<session::Folds>(store, provider, options_.conversation.bounds,
+                                              options_.conversation.fold)) {}
+
+void Agent::waitForFolds() const { folds_->waitIdle(); }
 
 void Agent::setPersona(std::string text) {
   std::lock_guard lock(persona_mutex_);
@@ -493,8 +518,22 @@ std::map<std::string, PartSize> Agent::schemaSizes(const std::string& chat_id) c
   return sizes;
 }
 
+std::size_t Agent::notePrompt(const std::string& chat_id, PromptPrint print) {
+  std::lock_guard lock(prints_mutex_);
+  PromptPrint& last = prints_[chat_id];
+  const std::size_t kept = keptTokens(last, print);
+  last = std::move(print);
+  return kept;
+}
+
 StandingPrompt Agent::standingPrompt(const std::string& chat_id) {
   StandingPrompt prompt;
+  {
+    std::lock_guard lock(prints_mutex_);
+    if (auto it = last_turn_cache_.find(chat_id); it != last_turn_cache_.end()) {
+      std::tie(prompt.last_turn_sent, prompt.last_turn_cached) = it->second;
+    }
+  }
   prompt.persona = persona();
   if (publication_) prompt.listing = publication_->listingBlock();
   prompt.schemas = schemaSizes(chat_id);

@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "agent/cache_estimate.h"
 #include "agent/prompt_budget.h"
 #include "agent/tool_runner.h"
 #include "agent/turn_observer.h"
@@ -83,9 +85,9 @@ std::string failureNotice(const Status& status);
 class Agent {
  public:
   /// provider, catalog, store and approvals are not owned and outlive the agent. The
-  /// provider also folds dropped turns into the summary. Without approvals, `ask` tools are
-  /// refused. publication (not owned) decides what each chat's calls publish; without it the
-  /// whole catalog is.
+  /// provider also folds dropped turns into the summary, on a thread of the agent's. Without
+  /// approvals, `ask` tools are refused. publication (not owned) decides what each chat's calls
+  /// publish; without it the whole catalog is.
   Agent(Provider& provider, tools::Catalog& catalog, store::Store& store, AgentOptions options,
         approvals::Approvals* approvals = nullptr, tools::Publication* publication = nullptr);
 
@@ -93,6 +95,8 @@ class Agent {
   void setPersona(std::string text);
   /// Runs one turn to its final reply. Never throws.
   TurnResult run(const TurnRequest& request, TurnObserver& observer, const CancelToken& cancel);
+  /// Blocks until no history fold is queued or running (a test's or a benchmark's wait).
+  void waitForFolds() const;
   /// The parts the chat's next turn starts with (for /tokens). Any thread; a part the store
   /// cannot read comes back empty.
   StandingPrompt standingPrompt(const std::string& chat_id);
@@ -100,6 +104,9 @@ class Agent {
  private:
   class Turn;
   std::string persona();
+  /// Keeps print as the chat's last request; returns the estimated tokens of it a prompt
+  /// cache could keep from the request before. Any thread.
+  std::size_t notePrompt(const std::string& chat_id, PromptPrint print);
   /// The size of the chat's published schemas by server ("" holds the built-ins).
   std::map<std::string, PartSize> schemaSizes(const std::string& chat_id) const;
 
@@ -121,6 +128,13 @@ class Agent {
   };
   mutable std::mutex sizes_mutex_;
   mutable KnownSizes known_sizes_;
+  /// Each chat's last request, and its last turn's estimated tokens sent and cacheable.
+  std::mutex prints_mutex_;
+  std::map<std::string, PromptPrint> prints_;
+  std::map<std::string, std::pair<std::size_t, std::size_t>> last_turn_cache_;
+  /// The history's folds, after the reply (session/folds.h); first to go, so a running fold
+  /// is cancelled before anything it uses.
+  std::unique_ptr<session::Folds> folds_;
 };
 
 }  // namespace gantry::agent

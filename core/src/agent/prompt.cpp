@@ -1,8 +1,5 @@
 #include "agent/prompt.h"
 
-#include <algorithm>
-#include <iterator>
-
 #include "session/summary.h"
 
 namespace gantry::agent {
@@ -21,13 +18,5 @@ ChatMessage systemMessage(const std::string& persona, const std::string& listing
   if (!summary.empty()) system.content += "\n\n" + session::summaryBlock(summary);
   return system;
 }
-
-Prompt::Prompt(ChatMessage system, std::vector<ChatMessage>& history) : history_(history) {
-  messages_.reserve(history.size() + 1);
-  messages_.push_back(std::move(system));
-  std::move(history.begin(), history.end(), std::back_inserter(messages_));
-}
-
-Prompt::~Prompt() { std::move(messages_.begin() + 1, messages_.end(), history_.begin()); }
 
 }  // namespace gantry::agent

@@ -44,6 +44,12 @@ std::vector<BudgetRow> promptBudget(const StandingPrompt& prompt) {
   std::size_t total = 0;
   for (const auto& row : rows) total += row.est_tokens;
   rows.push_back({"total", total, ""});
+  if (prompt.last_turn_sent > 0) {
+    const std::size_t percent = prompt.last_turn_cached * 100 / prompt.last_turn_sent;
+    rows.push_back(
+        {"cache could keep, last turn", prompt.last_turn_cached,
+         std::to_string(percent) + "% of " + std::to_string(prompt.last_turn_sent) + " sent"});
+  }
   return rows;
 }
 

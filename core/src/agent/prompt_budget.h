@@ -27,6 +27,10 @@ struct StandingPrompt {
   PartSize history;  ///< messages
   /// Published tools by server; "" holds the built-ins.
   std::map<std::string, PartSize> schemas;
+  /// The chat's last turn, all its model calls: the estimated tokens sent, and of them those
+  /// a prompt cache could keep from the request before (agent/cache_estimate.h).
+  std::size_t last_turn_sent = 0;
+  std::size_t last_turn_cached = 0;
 };
 
 /// The size of messages as the history part counts it.
@@ -38,7 +42,8 @@ PartSize schemaSize(const std::vector<ToolSchema>& schemas);
 /// One part: a label, its estimated tokens, and a detail such as "12 messages".
 using BudgetRow = store::PromptPart;
 
-/// The rows, in prompt order, ending with the total.
+/// The rows, in prompt order, then the total, then (once a turn has run) what the prompt
+/// cache could keep of the last turn.
 std::vector<BudgetRow> promptBudget(const StandingPrompt& prompt);
 
 /// The /tokens reply. reported_prompt_tokens: the last turn's prompt tokens as the endpoint

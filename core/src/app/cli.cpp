@@ -277,8 +277,9 @@ int reportCommand(const Args& args, ReportCommand run, const char* help) {
 constexpr const char* kTokensHelp =
     "usage: gantry tokens [CHAT_ID]\nThe standing prompt of a chat (default: the chat whose turn "
     "ended last) as recorded when its last turn ended: a `chat ID recorded` row, then part, est. "
-    "tokens (chars/4), detail; `reported` is the last turn's prompt tokens as the endpoint "
-    "reported them.\n";
+    "tokens (chars/4), detail; `cache could keep, last turn` is how much of that turn's requests "
+    "a model's prompt cache could keep from the request before each; `reported` is the last "
+    "turn's prompt tokens as the endpoint reported them.\n";
 constexpr const char* kPerfHelp =
     "usage: gantry perf\nThe last 10 turns, newest first: started, chat, outcome, model_ms, "
     "first_token_ms (-1: not streamed), tool_ms, total_ms, rounds (model calls), tool_calls, "

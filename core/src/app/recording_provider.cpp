@@ -34,7 +34,8 @@ void RecordingProvider::recordUsage(const ChatRequest& request,
   }
   if (row.prompt_tokens == 0 && row.completion_tokens == 0) {
     row.estimated = true;
-    if (request.messages) row.prompt_tokens = session::estimateTokens(*request.messages);
+    if (request.system) row.prompt_tokens = session::estimateTokens(*request.system);
+    if (request.messages) row.prompt_tokens += session::estimateTokens(*request.messages);
     if (response.isOk()) row.completion_tokens = session::estimateTokens(response->message);
   }
   // A cancelled call says nothing of the endpoint's health: the heartbeat keeps the last one

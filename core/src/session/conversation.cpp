@@ -1,8 +1,6 @@
 #include "session/conversation.h"
 
 #include <algorithm>
-#include <exception>
-#include <iterator>
 #include <optional>
 #include <span>
 
@@ -11,36 +9,19 @@
 
 namespace gantry::session {
 
-Conversation::Conversation(store::Store& store, Provider& folder, ConversationOptions options)
-    : messages_(store),
-      sessions_(store),
-      turns_(store),
-      folder_(folder),
-      options_(std::move(options)) {}
-
-Conversation::~Conversation() {
-  if (loan_ == 0 || lent_ > history_.size()) return;
-  // A history not given back (no memory, the store's lock failing) is read again next turn.
-  try {
-    // The lent messages as stored: what the turn added goes, collapsed results are whole
-    // again and turns a failed fold left in the record are back in front.
-    history_.erase(history_.begin() + static_cast<std::ptrdiff_t>(lent_), history_.end());
-    for (auto& [at, content] : collapsed_) history_[at].content = std::move(content);
-    history_.insert(history_.begin(), std::make_move_iterator(unfolded_.begin()),
-                    std::make_move_iterator(unfolded_.end()));
-    messages_.giveBack(session_id_, loan_, std::move(history_));
-  } catch (const std::exception&) {
-  }
-}
+Conversation::Conversation(store::Store& store, Folds* folds, ConversationOptions options)
+    : messages_(store), turns_(store), folds_(folds), options_(std::move(options)) {}
 
 Status Conversation::open(const std::string& chat_id) {
+  if (folds_ != nullptr) folds_seen_ = folds_->committed();
   auto session = messages_.open(chat_id);
   if (!session.isOk()) return session.status();
   chat_id_ = chat_id;
   session_id_ = session->id;
   history_ = std::move(session->history);
-  loan_ = session->loan;
-  lent_ = history_.size();
+  ids_ = std::move(session->ids);
+  collapsed_through_ = session->collapsed_through;
+  collapseThrough(history_, ids_, collapsed_through_);
   shown_ = std::move(session->shown);
   summary_ = std::move(session->summary);
   return Status::ok();
@@ -60,6 +41,7 @@ Result<int64_t> Conversation::recordUser(const std::string& text, const std::vec
   if (!id.isOk()) return id.status();
   user_message_id_ = id.value();
   history_.push_back(std::move(user));
+  ids_.push_back(id.value());
   return id;
 }
 
@@ -80,50 +62,52 @@ Result<int64_t> Conversation::resume() {
   return Status::error("no interrupted turn to resume in chat " + chat_id_);
 }
 
-Status Conversation::bound(const CancelToken& cancel) {
-  auto result = boundHistory(std::move(history_), options_.bounds);
-  // The bounds are a hard cap on the prompt. Turns past them leave the record's history only
-  // once they are folded into the summary, so a fold that fails is tried again next turn.
-  const bool dropped = !result.dropped.empty();
-  lent_ -= std::min(lent_, result.dropped.size());
-  if (dropped && !foldAway(result, cancel)) {
-    unfolded_.insert(unfolded_.end(), std::make_move_iterator(result.dropped.begin()),
-                     std::make_move_iterator(result.dropped.end()));
+Status Conversation::bound() {
+  // The bounds hold for the history the turn found; its own message may pass them (the fold
+  // after the last reply meant to leave room for it).
+  const bool own_message = user_message_id_ && !resumed_ && !history_.empty();
+  const std::size_t found = history_.size() - (own_message ? 1 : 0);
+  turn_start_ = found;
+  const long own_tokens = own_message ? estimateTokens(history_.back()) : 0;
+  record_past_bounds_ = pastBounds(found, estimateTokens(history_) - own_tokens, options_.bounds);
+  // A fold under way commits this history's trim soon; trimming the prompt now as well would
+  // rewrite it twice. Without one, the bounds are a hard cap on the prompt.
+  const bool trim = record_past_bounds_ && !(folds_ && folds_->pending(session_id_));
+  std::size_t dropped = 0;
+  if (trim) {
+    collapseThrough(history_, ids_, collapseMark(history_, ids_));
+    auto result = trimHistory(std::move(history_), options_.bounds);
+    dropped = result.dropped.size();
+    history_ = std::move(result.kept);
+    ids_.erase(ids_.begin(), ids_.begin() + static_cast<std::ptrdiff_t>(dropped));
+    turn_start_ -= std::min(turn_start_, dropped);
+    log::info("history_bounded",
+              {{"left_out", std::to_string(dropped)}, {"kept", std::to_string(history_.size())}});
   }
-  history_ = std::move(result.kept);
-  collapseToolResults();
   // A continuation (no message of its own) or a resumed turn goes on from the history as
   // it is: it ends with the turn's message, its results so far or the note it waits on.
   if (!user_message_id_ || resumed_) return Status::ok();
   if (history_.empty() || history_.back().role != Role::kUser) {
     return Status::error("store: the current message is missing");
   }
-  return dropped ? showMemoryLeftOut() : Status::ok();
+  return dropped != 0 ? showMemoryLeftOut() : Status::ok();
 }
 
-bool Conversation::foldAway(const BoundResult& result, const CancelToken& cancel) {
-  if (!fold(result.dropped, cancel)) return false;
-  // Dropped turns leave the history (they stay in the record) once they are summarised.
-  messages_.dropFromHistory(session_id_, static_cast<int64_t>(result.dropped.size()));
-  log::info("history_trimmed", {{"dropped", std::to_string(result.dropped.size())},
-                                {"kept", std::to_string(result.kept.size())},
-                                {"kept_est_tokens", std::to_string(result.kept_tokens)}});
-  return true;
-}
-
-bool Conversation::fold(const std::vector<ChatMessage>& dropped, const CancelToken& cancel) {
-  auto folded = foldSummary(folder_, summary_, dropped, cancel, options_.fold);
-  if (!folded.isOk()) {
-    log::warn("summary_fold_failed", {{"error", folded.status().message()},
-                                      {"kept_unsummarised", std::to_string(dropped.size())}});
-    return false;
-  }
-  if (Status s = sessions_.setSummary(session_id_, folded.value()); !s.isOk()) {
-    log::warn("summary_save_failed", {{"error", s.message()}});
-    return false;
-  }
-  summary_ = std::move(folded.value());
-  return true;
+// Due once another turn like this one, or a twentieth of the bounds, would pass them: the
+// fold then commits before the turn that would pass them, which finds room and sends the
+// history it was last sent.
+bool Conversation::foldDue() const {
+  if (folds_ == nullptr) return false;
+  if (record_past_bounds_) return true;
+  const std::size_t start = std::min(turn_start_, history_.size());
+  long turn_tokens = 0;
+  for (std::size_t i = start; i < history_.size(); ++i) turn_tokens += estimateTokens(history_[i]);
+  const auto& bounds = options_.bounds;
+  const std::size_t room_messages =
+      std::max(history_.size() - start, static_cast<std::size_t>(bounds.max_messages / 20));
+  const long room_tokens = std::max(turn_tokens, static_cast<long>(bounds.max_tokens / 20));
+  return pastBounds(history_.size() + room_messages, estimateTokens(history_) + room_tokens,
+                    bounds);
 }
 
 /// The message was recorded without the memory rows the history showed then. Bounding took
@@ -145,6 +129,7 @@ Result<std::vector<int64_t>> Conversation::recordCalls(const ChatMessage& messag
   auto rows = messages_.appendCalls(session_id_, message);
   if (!rows.isOk()) return rows.status();
   history_.push_back(message);
+  ids_.push_back(0);
   return rows;
 }
 
@@ -152,24 +137,32 @@ Status Conversation::recordResult(int64_t row, const ToolCall& call, bool ok,
                                   const std::string& result, const store::CallCost& cost,
                                   const store::CallDecision& decision, std::vector<Image> images) {
   ChatMessage tool{Role::kTool, result, std::move(images), {}, call.id, call.name, {}};
-  if (Status s = messages_.appendResult(session_id_, row, ok, cost, tool, decision); !s.isOk()) {
-    return s;
-  }
+  auto id = messages_.appendResult(session_id_, row, ok, cost, tool, decision);
+  if (!id.isOk()) return id.status();
   history_.push_back(std::move(tool));
+  ids_.push_back(id.value());
   return Status::ok();
 }
 
-// DESIGN 4.2 inside the turn as well. Collapsing rewrites an earlier message, and a local
-// model's prompt cache is then reused only up to that message; the rule depends only on the
-// order of results (all but the last kKeptToolResults collapse), so every request of the
-// turn and of later turns shows an earlier result the same way, and a round of n results
-// costs the cache at most the n oldest whole results.
-void Conversation::collapseToolResults() {
-  std::vector<std::pair<std::size_t, std::string>> collapsed;
-  collapseOldToolResults(history_, kKeptToolResults, &collapsed);
-  for (auto& entry : collapsed) {
-    if (entry.first < lent_) collapsed_.push_back(std::move(entry));
+// DESIGN 4.2 inside a turn: collapsing rewrites earlier messages, and a local model's prompt
+// cache is then reused only up to the first of them, so it happens only when the turn's own
+// context would pass the bounds, and then for every older result at once. The mark is kept,
+// so later turns show those results the same way.
+void Conversation::collapseIfPastBounds() {
+  if (!pastBounds(history_, options_.bounds)) return;
+  // A fold under way, or one since this turn read the history, collapses these results with
+  // its trim, in the one step that changes what was sent; this turn sends the history as it
+  // found it.
+  if (folds_ != nullptr && (folds_->pending(session_id_) || folds_->committed() != folds_seen_)) {
+    return;
   }
+  const int64_t mark = collapseMark(history_, ids_);
+  if (mark <= collapsed_through_) return;
+  if (Status s = messages_.collapseThrough(session_id_, mark); !s.isOk()) {
+    log::warn("collapse_not_recorded", {{"error", s.message()}});
+  }
+  collapsed_through_ = mark;
+  collapseThrough(history_, ids_, mark);
 }
 
 Result<int64_t> Conversation::recordReply(const ChatMessage& message, const store::TurnCost* cost,
@@ -178,6 +171,7 @@ Result<int64_t> Conversation::recordReply(const ChatMessage& message, const stor
     auto id = messages_.append(session_id_, message);
     if (!id.isOk()) return id.status();
     history_.push_back(message);
+    ids_.push_back(id.value());
     if (cost) recordTurn(*cost, standing);
     return int64_t{0};
   }
@@ -190,6 +184,7 @@ Result<int64_t> Conversation::recordReply(const ChatMessage& message, const stor
                                       with_session ? &*with_session : nullptr, standing);
   if (!outbox.isOk()) return outbox.status();
   history_.push_back(message);
+  ids_.push_back(0);
   return outbox;
 }
 

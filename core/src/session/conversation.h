@@ -1,9 +1,9 @@
 #pragma once
 /// Conversation: one chat's messages as the agent loop sees them (DESIGN 4 step 2, 4.2). It
 /// owns loading the session's history, recording the user message with its volatile tail,
-/// bounding the history (folding dropped turns into the rolling summary), collapsing old
-/// tool results and appending what the turn produces — in the record and in the prompt's
-/// history alike. One per turn, used on the turn's thread only; not thread-safe.
+/// keeping the history within its bounds (folds run after the reply, session/folds.h) and
+/// appending what the turn produces — in the record and in the prompt's history alike. One
+/// per turn, used on the turn's thread only; not thread-safe.
 
 #include <cstdint>
 #include <functional>
@@ -11,15 +11,14 @@
 #include <string_view>
 #include <vector>
 
-#include "gantry/cancel.h"
 #include "gantry/message.h"
 #include "gantry/provider.h"
 #include "gantry/status.h"
 #include "gantry/text/shown_rows.h"
+#include "session/folds.h"
 #include "session/history_bounds.h"
 #include "session/summary.h"
 #include "store/message_repo.h"
-#include "store/session_repo.h"
 #include "store/turn_repo.h"
 
 namespace gantry::session {
@@ -37,11 +36,9 @@ struct ConversationOptions {
 
 class Conversation {
  public:
-  /// store and folder (the model that folds dropped turns) are not owned and outlive this;
-  /// options are copied.
-  Conversation(store::Store& store, Provider& folder, ConversationOptions options);
-  /// Gives the history open() borrowed back to the store's cache.
-  ~Conversation();
+  /// store and folds (null: the history is bounded in the prompt only, never folded) are not
+  /// owned and outlive this; options are copied.
+  Conversation(store::Store& store, Folds* folds, ConversationOptions options);
   Conversation(const Conversation&) = delete;
   Conversation& operator=(const Conversation&) = delete;
 
@@ -67,14 +64,14 @@ class Conversation {
   /// when the chat has no open turn or on a store error.
   Result<int64_t> resume();
 
-  /// Prepares the history for the first request: turns past the bounds are left out of it
-  /// and leave the record's history once they are folded into the summary (a fold that
-  /// fails, times out or is cancelled keeps them there and the next turn tries again), old
-  /// tool results collapse, and a memory block the
-  /// history already shows is taken out of the current message (in the record too). Fails
-  /// when the message recordUser() recorded is missing or the store fails. A continuation
-  /// (no recordUser) or a resumed turn bounds the history as it is.
-  Status bound(const CancelToken& cancel);
+  /// Prepares the history for the first request. Past the bounds while a fold of the chat
+  /// runs, the history is sent as it was (the fold's turns stay in it until it commits);
+  /// past them otherwise (the last fold failed), the prompt leaves out what a fold would and
+  /// the record keeps it. A memory block the history no longer shows then goes back into the
+  /// current message (in the record too). Fails when the message recordUser() recorded is
+  /// missing or the store fails. A continuation (no recordUser) or a resumed turn bounds the
+  /// history as it is.
+  Status bound();
 
   /// Records an assistant message that calls tools, with one running row per call, before
   /// any of them runs. Returns the rows in call order.
@@ -86,10 +83,15 @@ class Conversation {
                       const store::CallCost& cost, const store::CallDecision& decision = {},
                       std::vector<Image> images = {});
 
-  /// Collapses every tool result but the last kKeptToolResults in the prompt's history (the
-  /// record keeps them whole). Called after each round, so a long chain of calls does not
-  /// carry every result.
-  void collapseToolResults();
+  /// Within a turn whose own context passes the bounds, collapses every tool result but the
+  /// last kKeptToolResults, from now on (the record keeps them whole). Called after each
+  /// round; below the bounds, or while a fold of the chat runs, it changes nothing, so the
+  /// prompt a local model cached stays.
+  void collapseIfPastBounds();
+
+  /// True when the history in the record is past the bounds, or another turn as large as
+  /// this one (or a twentieth of the bounds) would pass them: the reply asks for a fold.
+  bool foldDue() const;
 
   /// Records the final assistant message, queues it in the outbox and closes the turn (one
   /// transaction) and, when given, the turn's cost and standing prompt as recordTurn does (in
@@ -111,21 +113,13 @@ class Conversation {
   const std::string& summary() const { return summary_; }
   /// The history to send, oldest first, ending with what the turn has added so far.
   const std::vector<ChatMessage>& history() const { return history_; }
-  /// The same, for a model call's prompt (agent::Prompt) to move its messages out and back;
-  /// nothing else is called on the conversation meanwhile.
-  std::vector<ChatMessage>& lendHistory() { return history_; }
 
  private:
-  /// Folds result.dropped into the summary and takes it out of the history's record; when
-  /// the fold fails nothing changes, and the next turn tries again. True once folded.
-  bool foldAway(const BoundResult& result, const CancelToken& cancel);
-  bool fold(const std::vector<ChatMessage>& dropped, const CancelToken& cancel);
   Status showMemoryLeftOut();
 
   store::MessageRepo messages_;
-  store::SessionRepo sessions_;
   store::TurnRepo turns_;
-  Provider& folder_;
+  Folds* folds_;
   ConversationOptions options_;
   std::string chat_id_;
   int64_t session_id_ = 0;
@@ -141,13 +135,13 @@ class Conversation {
   std::string now_;  ///< this turn's `[now]` text
   std::string summary_;
   std::vector<ChatMessage> history_;
-  /// history_ is lent by the store's cache (store::MessageRepo::open): its first lent_
-  /// messages are the loan's, as stored but for the results collapsed_ holds whole; a fold
-  /// that failed left unfolded_ (the loan's oldest) in the record.
-  uint64_t loan_ = 0;
-  std::size_t lent_ = 0;
-  std::vector<std::pair<std::size_t, std::string>> collapsed_;
-  std::vector<ChatMessage> unfolded_;
+  /// The record's id of each message of history_; 0 for one that is not a tool result and
+  /// was added by this turn (only results are collapsed by id).
+  std::vector<int64_t> ids_;
+  int64_t collapsed_through_ = 0;    ///< results up to this id are sent collapsed
+  bool record_past_bounds_ = false;  ///< the history bound() found was past the bounds
+  std::size_t turn_start_ = 0;       ///< where this turn's messages begin in history_
+  uint64_t folds_seen_ = 0;          ///< folds_->committed() when open() read the history
   /// The memory rows the user messages of the history open() read show, as the store kept
   /// them: recordUser() leaves them out of the message's block.
   text::ShownRows shown_;

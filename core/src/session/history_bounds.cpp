@@ -46,10 +46,9 @@ bool fits(std::size_t kept_messages, long kept_tokens, long max_messages, long m
 }
 
 // The first kept index after dropping whole unprotected turns, oldest first, down to the
-// low-water mark once a cap is exceeded.
+// low-water mark.
 std::size_t cutByTurns(const std::vector<ChatMessage>& history, const Bounds& bounds) {
   auto suffix = suffixTokens(history);
-  if (fits(history.size(), suffix[0], bounds.max_messages, bounds.max_tokens)) return 0;
   long percent = std::clamp(bounds.low_water_percent, 1, 100);
   long low_messages = bounds.max_messages * percent / 100;
   long low_tokens = static_cast<long>(bounds.max_tokens) * percent / 100;
@@ -111,9 +110,26 @@ int estimateTokens(const std::vector<ChatMessage>& messages) {
   return total;
 }
 
-BoundResult boundHistory(std::vector<ChatMessage> history, const Bounds& bounds) {
-  std::size_t cut = cutByTurns(history, bounds);
-  cut = cutByBlocks(history, cut, bounds.max_messages);
+bool pastBounds(std::size_t messages, long tokens, const Bounds& bounds) {
+  return !fits(messages, tokens, bounds.max_messages, bounds.max_tokens);
+}
+
+bool pastBounds(const std::vector<ChatMessage>& history, const Bounds& bounds) {
+  return pastBounds(history.size(), estimateTokens(history), bounds);
+}
+
+bool pastFoldMark(const std::vector<ChatMessage>& history, const Bounds& bounds) {
+  const int percent = (std::clamp(bounds.low_water_percent, 1, 100) + 100) / 2;
+  Bounds mark = bounds;
+  mark.max_messages = bounds.max_messages * percent / 100;
+  mark.max_tokens = static_cast<int>(static_cast<long>(bounds.max_tokens) * percent / 100);
+  return pastBounds(history, mark);
+}
+
+namespace {
+
+// history split at cut, moved past results whose call was cut off.
+BoundResult splitAt(std::vector<ChatMessage> history, std::size_t cut) {
   while (cut < history.size() && history[cut].role == Role::kTool) ++cut;
   BoundResult result;
   auto split = history.begin() + static_cast<std::ptrdiff_t>(cut);
@@ -124,24 +140,41 @@ BoundResult boundHistory(std::vector<ChatMessage> history, const Bounds& bounds)
   return result;
 }
 
-void collapseOldToolResults(std::vector<ChatMessage>& prompt, int keep,
-                            std::vector<std::pair<std::size_t, std::string>>* whole) {
-  auto names = callNames(prompt);
+}  // namespace
+
+BoundResult trimHistory(std::vector<ChatMessage> history, const Bounds& bounds) {
+  const std::size_t cut = cutByBlocks(history, cutByTurns(history, bounds), bounds.max_messages);
+  return splitAt(std::move(history), cut);
+}
+
+BoundResult boundHistory(std::vector<ChatMessage> history, const Bounds& bounds) {
+  if (pastBounds(history, bounds)) return trimHistory(std::move(history), bounds);
+  return splitAt(std::move(history), 0);
+}
+
+int64_t collapseMark(const std::vector<ChatMessage>& history, const std::vector<int64_t>& ids,
+                     int keep) {
   int seen = 0;
-  for (auto it = prompt.rbegin(); it != prompt.rend(); ++it) {
-    if (it->role != Role::kTool || ++seen <= keep) continue;
-    it->images.clear();  // the costliest part of an old result goes whatever its text's length
-    if (isCollapsed(it->content)) continue;
-    const std::string name = !it->name.empty() ? it->name : names[it->tool_call_id];
-    const std::size_t chars = utf8Length(it->content);
+  for (std::size_t i = std::min(history.size(), ids.size()); i-- > 0;) {
+    if (history[i].role == Role::kTool && ++seen > keep) return ids[i];
+  }
+  return 0;
+}
+
+void collapseThrough(std::vector<ChatMessage>& history, const std::vector<int64_t>& ids,
+                     int64_t mark) {
+  if (mark <= 0) return;
+  auto names = callNames(history);
+  for (std::size_t i = 0; i < std::min(history.size(), ids.size()) && ids[i] <= mark; ++i) {
+    ChatMessage& m = history[i];
+    if (m.role != Role::kTool) continue;
+    m.images.clear();  // the costliest part of an old result goes whatever its text's length
+    if (isCollapsed(m.content)) continue;
+    const std::string name = !m.name.empty() ? m.name : names[m.tool_call_id];
+    const std::size_t chars = utf8Length(m.content);
     std::string collapsed = "[tool " + (name.empty() ? std::string("?") : name) + ": " +
                             std::to_string(chars) + std::string(kCollapsedEnd);
-    if (utf8Length(collapsed) >= chars) continue;  // a short result is its own summary
-    if (whole != nullptr) {
-      const auto at = static_cast<std::size_t>(std::distance(it, prompt.rend()) - 1);
-      whole->emplace_back(at, std::move(it->content));
-    }
-    it->content = std::move(collapsed);
+    if (utf8Length(collapsed) < chars) m.content = std::move(collapsed);  // else its own summary
   }
 }
 

@@ -3,6 +3,7 @@
 /// functions over values; no I/O, no locks.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,7 +12,7 @@
 
 namespace gantry::session {
 
-/// Tool results kept whole in the prompt; older ones collapse (DESIGN 4.2).
+/// Tool results kept whole when the history is trimmed; older ones collapse (DESIGN 4.2).
 inline constexpr int kKeptToolResults = 4;
 
 /// Estimated tokens of one image part (an estimate, like every token count here).
@@ -29,10 +30,9 @@ struct Bounds {
   int max_tokens = 128000;  ///< HISTORY_MAX_TOKENS, estimated (chars/4)
   int protected_turns = 2;  ///< the last N user turns are kept even past max_tokens
   /// Once a cap is exceeded, turns are dropped until the history is within this percentage
-  /// of both caps. Trimming then happens every few turns instead of every turn, so the start
-  /// of the history (a local model's cached prompt prefix) stays put in between, and fewer
-  /// summary folds are needed. 100 trims just to the caps.
-  int low_water_percent = 75;
+  /// of both caps. Every trim rewrites the prompt a local model has cached, so it trims far
+  /// enough that the next one is many turns away. 100 trims just to the caps.
+  int low_water_percent = 25;
 };
 
 /// The history split into what the prompt keeps and what was dropped (oldest first both).
@@ -42,25 +42,41 @@ struct BoundResult {
   int kept_tokens = 0;  ///< estimateTokens(kept)
 };
 
-/// Bounds history (the record in order, persona and current message not included):
-/// - nothing is dropped while the history is within max_messages and max_tokens;
-/// - otherwise whole turns (a user message and everything up to the next user message) are
-///   dropped oldest first until the history is within low_water_percent of both caps,
-///   except the last protected_turns turns;
+/// True when messages messages of tokens estimated tokens are past max_messages or max_tokens.
+bool pastBounds(std::size_t messages, long tokens, const Bounds& bounds);
+/// pastBounds of history.
+bool pastBounds(const std::vector<ChatMessage>& history, const Bounds& bounds);
+
+/// True when history is past the midpoint between the low-water mark and the caps: a trim
+/// then has enough to take away that the next one is many turns off.
+bool pastFoldMark(const std::vector<ChatMessage>& history, const Bounds& bounds);
+
+/// Trims history (the record in order, persona and current message not included):
+/// - whole turns (a user message and everything up to the next user message) are dropped
+///   oldest first until the history is within low_water_percent of both caps, except the
+///   last protected_turns turns;
 /// - if the protected turns alone still exceed max_messages (the hard cap), their oldest
 ///   blocks are dropped too, where a block is a user message, a plain assistant message, or
 ///   an assistant tool-call message together with its tool results — a pair is never split;
 /// - the kept history never starts with a tool message (orphaned results are dropped).
 /// history is taken by value: a caller done with it moves it in, and nothing is copied.
+BoundResult trimHistory(std::vector<ChatMessage> history, const Bounds& bounds);
+
+/// trimHistory when history is pastBounds; else all of it is kept but orphaned results at
+/// its start.
 BoundResult boundHistory(std::vector<ChatMessage> history, const Bounds& bounds);
 
-/// Replaces the content of every tool message except the last `keep` ones with
+/// The id of the newest tool result that collapses when every result but the last keep of
+/// history collapses (ids[i] is the id of history[i]); 0 when none does.
+int64_t collapseMark(const std::vector<ChatMessage>& history, const std::vector<int64_t>& ids,
+                     int keep = kKeptToolResults);
+
+/// Replaces the content of every tool message of history whose id is at most mark with
 /// `[tool NAME: N chars, collapsed]` (N counts UTF-8 characters of the original result) when
 /// that is shorter, and drops their images. NAME is the message's name, else the name of the
 /// tool call it answers. A result no longer than its marker, or already collapsed, keeps its
-/// text. Operates on the prompt only; the record keeps the full text. whole, when given, gets
-/// each collapsed message's index and former content.
-void collapseOldToolResults(std::vector<ChatMessage>& prompt, int keep = kKeptToolResults,
-                            std::vector<std::pair<std::size_t, std::string>>* whole = nullptr);
+/// text. For the prompt only; the record keeps the full text.
+void collapseThrough(std::vector<ChatMessage>& history, const std::vector<int64_t>& ids,
+                     int64_t mark);
 
 }  // namespace gantry::session

@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "store/history_cache.h"
 #include "store/memory_rank.h"
 #include "store/pending_writes.h"
 #include "store/prepared.h"
@@ -28,8 +27,7 @@ struct Db {
   /// before them).
   MemoryRank memory_rank;
   PreparedCache prepared;  ///< finalized before the session closes (declared after it)
-  HistoryCache histories;
-  WalCheckpoints wal;  ///< the owner's only (store/wal_checkpoints.h)
+  WalCheckpoints wal;      ///< the owner's only (store/wal_checkpoints.h)
   /// The owner's rows not in the record yet: the next write transaction commits them with
   /// its own (store/pending_writes.h).
   PendingWrites pending;

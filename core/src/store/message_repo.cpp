@@ -101,13 +101,20 @@ int64_t createSession(PreparedCache& cache, const std::string& chat_id) {
   return static_cast<int64_t>(sqlite3_last_insert_rowid(cache.db()));
 }
 
-// Appends the session's messages in history after history.last_id, oldest first.
-void readMessagesAfter(PreparedCache& cache, int64_t session_id, HistoryCache::History& history) {
+// The session's summary, collapse mark and history, oldest first.
+void readSession(PreparedCache& cache, OpenedSession& opened) {
+  {
+    Query find(cache, "SELECT summary, collapsed_through FROM sessions WHERE id = ?");
+    if (find.bind(opened.id).step()) {
+      opened.summary = find.text(0);
+      opened.collapsed_through = find.integer(1);
+    }
+  }
   Query select(cache,
                "SELECT id, role, content, COALESCE(tool_calls, ''), COALESCE(tool_call_id, ''), "
                "COALESCE(name, ''), COALESCE(reasoning, '') FROM messages "
-               "WHERE session_id = ? AND in_history = 1 AND id > ? ORDER BY id");
-  select.bind(session_id).bind(history.last_id);
+               "WHERE session_id = ? AND in_history = 1 ORDER BY id");
+  select.bind(opened.id);
   while (select.step()) {
     ChatMessage m;
     m.role = roleFrom(select.text(1));
@@ -116,35 +123,11 @@ void readMessagesAfter(PreparedCache& cache, int64_t session_id, HistoryCache::H
     m.tool_call_id = select.text(4);
     m.name = select.text(5);
     m.reasoning = select.text(6);
-    if (m.role == Role::kUser) history.shown.add(m.content);
-    history.messages.push_back(std::move(m));
-    history.last_id = select.integer(0);  // with each row: a failure leaves a whole prefix
+    if (m.role == Role::kUser) opened.shown.add(m.content);
+    opened.history.push_back(std::move(m));
+    opened.ids.push_back(select.integer(0));
   }
-  history.shown.settle();
-}
-
-// The session's cached history when no message it holds has left the session's history
-// (history_cache.h); else null. Called in the transaction that uses it.
-HistoryCache::History* wholeCachedHistory(Db& db, int64_t session_id) {
-  if (Query version(db.prepared, "PRAGMA data_version"); version.step()) {
-    db.histories.seeDataVersion(version.integer(0));
-  }
-  HistoryCache::History* history = db.histories.find(session_id);
-  if (history == nullptr || history->checked) return history;
-  Query count(db.prepared,
-              "SELECT COUNT(*) FROM messages WHERE session_id = ? AND in_history = 1 AND id <= ?");
-  count.bind(session_id).bind(history->last_id);
-  history->checked =
-      count.step() && count.integer(0) == static_cast<int64_t>(history->messages.size());
-  return history->checked ? history : nullptr;
-}
-
-// The session's history as the cache holds it, brought up to date.
-HistoryCache::History& readHistory(Db& db, int64_t session_id) {
-  HistoryCache::History* history = wholeCachedHistory(db, session_id);
-  if (history == nullptr) history = &db.histories.keep(session_id, {});
-  readMessagesAfter(db.prepared, session_id, *history);
-  return *history;
+  opened.shown.settle();
 }
 
 }  // namespace
@@ -169,21 +152,10 @@ Result<OpenedSession> MessageRepo::open(const std::string& chat_id) {
     OpenedSession opened;
     Transaction reads(db, Transaction::Kind::kRead);
     {
-      Query find(db.prepared, "SELECT id, summary FROM sessions WHERE chat_id = ?");
-      if (find.bind(chat_id).step()) {
-        opened.id = find.integer(0);
-        opened.summary = find.text(1);
-      }
+      Query find(db.prepared, "SELECT id FROM sessions WHERE chat_id = ?");
+      if (find.bind(chat_id).step()) opened.id = find.integer(0);
     }
-    if (opened.id != 0) {
-      HistoryCache::History& history = readHistory(db, opened.id);
-      opened.loan = db.histories.lend(history, opened.history);
-      // Room for the turn's message and reply: growing a 200-message history by one was a
-      // move of every message into a new array (bench_host under callgrind: 32K instructions a
-      // turn). A history given back keeps its room.
-      opened.history.reserve(opened.history.size() + 2);
-      opened.shown = history.shown;
-    }
+    if (opened.id != 0) readSession(db.prepared, opened);
     reads.commit();
     // A new chat: its session is written after the reads, in a transaction of its own.
     if (opened.id == 0) opened.id = createSession(db.prepared, chat_id);
@@ -191,9 +163,16 @@ Result<OpenedSession> MessageRepo::open(const std::string& chat_id) {
   });
 }
 
-void MessageRepo::giveBack(int64_t session_id, uint64_t loan, std::vector<ChatMessage> history) {
-  std::lock_guard lock(store_.mutex());
-  store_.db().histories.giveBack(session_id, loan, std::move(history));
+Result<OpenedSession> MessageRepo::load(int64_t session_id) {
+  return guarded("load session", [&]() -> Result<OpenedSession> {
+    std::lock_guard lock(store_.mutex());
+    OpenedSession opened;
+    opened.id = session_id;
+    Transaction reads(store_.db(), Transaction::Kind::kRead);
+    readSession(store_.db().prepared, opened);
+    reads.commit();
+    return opened;
+  });
 }
 
 Result<int64_t> MessageRepo::append(int64_t session_id, const ChatMessage& message) {
@@ -213,32 +192,25 @@ Status MessageRepo::setContent(int64_t message_id, const std::string& content) {
         .bind(contextChars(content))
         .bind(message_id)
         .run();
-    store_.db().histories.forgetHolding(message_id);  // as it was
     return Status::ok();
   });
 }
 
 Result<std::vector<ChatMessage>> MessageRepo::history(int64_t session_id) {
-  return guarded("history", [&]() -> Result<std::vector<ChatMessage>> {
-    std::lock_guard lock(store_.mutex());
-    Transaction reads(
-        store_.db(),
-        Transaction::Kind::kRead);  // the cache's check and the rows it adds, one snapshot
-    auto history = readHistory(store_.db(), session_id).messages;
-    reads.commit();
-    return history;
-  });
+  auto opened = load(session_id);
+  if (!opened.isOk()) return opened.status();
+  return std::move(opened->history);
 }
 
 Status MessageRepo::clearHistory(int64_t session_id) {
   return guarded("clear history", [&]() -> Status {
     std::lock_guard lock(store_.mutex());
     int64_t at = nowMs();
-    store_.db().histories.forget(session_id);
     store_.db().session << "UPDATE messages SET in_history = 0 WHERE session_id = ?",
         use(session_id), now;
-    store_.db().session << "UPDATE sessions SET summary = '', updated_at = ? WHERE id = ?", use(at),
-        use(session_id), now;
+    store_.db().session << "UPDATE sessions SET summary = '', collapsed_through = 0, "
+                           "updated_at = ? WHERE id = ?",
+        use(at), use(session_id), now;
     return Status::ok();
   });
 }
@@ -246,34 +218,42 @@ Status MessageRepo::clearHistory(int64_t session_id) {
 Status MessageRepo::hideMessage(int64_t message_id) {
   return guarded("hide message", [&]() -> Status {
     std::lock_guard lock(store_.mutex());
-    store_.db().histories.forgetHolding(message_id);
     store_.db().session << "UPDATE messages SET in_history = 0 WHERE id = ?", use(message_id), now;
     return Status::ok();
   });
 }
 
-Status MessageRepo::dropFromHistory(int64_t session_id, int64_t count_oldest) {
-  if (count_oldest <= 0) return Status::ok();
-  return guarded("drop from history", [&]() -> Status {
+Status MessageRepo::commitFold(const Fold& fold) {
+  return guarded("fold history", [&]() -> Status {
     std::lock_guard lock(store_.mutex());
     Db& db = store_.db();
     Transaction tx(db);
-    // A whole cached history loses the same messages, its oldest, instead of being read again
-    // (bench_host under callgrind: reading the 200 messages again after each fold cost 49K
-    // instructions a turn, this 24K).
-    HistoryCache::History* cached = wholeCachedHistory(db, session_id);
     Query(db.prepared,
-          "UPDATE messages SET in_history = 0 WHERE id IN (SELECT id FROM messages "
-          "WHERE session_id = ? AND in_history = 1 ORDER BY id LIMIT ?)")
-        .bind(session_id)
-        .bind(count_oldest)
+          "UPDATE sessions SET summary = ?, collapsed_through = MAX(collapsed_through, ?), "
+          "updated_at = ? WHERE id = ?")
+        .bind(fold.summary)
+        .bind(fold.collapsed_through)
+        .bind(nowMs())
+        .bind(fold.session_id)
+        .run();
+    Query(db.prepared,
+          "UPDATE messages SET in_history = 0 WHERE session_id = ? AND in_history = 1 AND id <= ?")
+        .bind(fold.session_id)
+        .bind(fold.dropped_through)
         .run();
     tx.commit();
-    if (cached != nullptr) {
-      cached->dropOldest(static_cast<std::size_t>(count_oldest));
-    } else {
-      db.histories.droppedWhileLent(session_id, static_cast<std::size_t>(count_oldest));
-    }
+    return Status::ok();
+  });
+}
+
+Status MessageRepo::collapseThrough(int64_t session_id, int64_t message_id) {
+  return guarded("collapse results", [&]() -> Status {
+    std::lock_guard lock(store_.mutex());
+    Query(store_.db().prepared,
+          "UPDATE sessions SET collapsed_through = MAX(collapsed_through, ?) WHERE id = ?")
+        .bind(message_id)
+        .bind(session_id)
+        .run();
     return Status::ok();
   });
 }
@@ -301,9 +281,10 @@ Result<std::vector<int64_t>> MessageRepo::appendCalls(int64_t session_id,
   });
 }
 
-Status MessageRepo::appendResult(int64_t session_id, int64_t row_id, bool ok, const CallCost& cost,
-                                 const ChatMessage& tool, const CallDecision& decision) {
-  return guarded("record tool result", [&]() -> Status {
+Result<int64_t> MessageRepo::appendResult(int64_t session_id, int64_t row_id, bool ok,
+                                          const CallCost& cost, const ChatMessage& tool,
+                                          const CallDecision& decision) {
+  return guarded("record tool result", [&]() -> Result<int64_t> {
     std::lock_guard lock(store_.mutex());
     auto& s = store_.db().session;
     Transaction transaction(store_.db());
@@ -325,9 +306,9 @@ Status MessageRepo::appendResult(int64_t session_id, int64_t row_id, bool ok, co
          "WHERE id = ?",
         use(status), use(text), use(at), use(dur_ms), use(policy), use(approval), use(by),
         use(decided_at), use(resolved), use(chars), use(row_id), now;
-    insertMessage(store_.db(), session_id, tool);
+    const int64_t id = insertMessage(store_.db(), session_id, tool);
     transaction.commit();
-    return Status::ok();
+    return id;
   });
 }
 

@@ -62,10 +62,21 @@ struct CallCost {
 /// A chat's session as a turn opens it.
 struct OpenedSession {
   int64_t id = 0;
-  std::vector<ChatMessage> history;  ///< messages still in history, oldest first
-  uint64_t loan = 0;                 ///< history's loan from the store's cache (giveBack())
+  std::vector<ChatMessage> history;  ///< messages still in history, oldest first, as recorded
+  std::vector<int64_t> ids;          ///< the id of each message of history
   text::ShownRows shown;             ///< the memory rows history's user messages show
   std::string summary;               ///< the rolling summary of what left it; "" for none
+  /// Tool results up to this message id are sent collapsed (DESIGN 4.2); 0 for none.
+  int64_t collapsed_through = 0;
+};
+
+/// What a fold changes, all in one step: the summary, the messages that leave the history
+/// and the results sent collapsed from now on.
+struct Fold {
+  int64_t session_id = 0;
+  std::string summary;
+  int64_t dropped_through = 0;  ///< messages up to this id leave the history
+  int64_t collapsed_through = 0;
 };
 
 class MessageRepo {
@@ -75,12 +86,10 @@ class MessageRepo {
   /// The session of a chat, created on first use.
   Result<int64_t> session(const std::string& chat_id);
   /// The chat's session (created on first use) with its history and summary, read in one
-  /// transaction. The history is lent from the store's cache: giveBack() returns it.
+  /// transaction.
   Result<OpenedSession> open(const std::string& chat_id);
-  /// Returns the history open() lent: history holds the lent messages still in the session's
-  /// history, oldest first, as stored (none the turn added). Without it, the next open()
-  /// reads the whole history again.
-  void giveBack(int64_t session_id, uint64_t loan, std::vector<ChatMessage> history);
+  /// The same for a session known by id (one that does not exist comes back empty).
+  Result<OpenedSession> load(int64_t session_id);
   /// Appends a message to the session's history; returns its id.
   Result<int64_t> append(int64_t session_id, const ChatMessage& message);
   /// Replaces a message's content (a user message whose text was settled after recording,
@@ -92,17 +101,19 @@ class MessageRepo {
   Status clearHistory(int64_t session_id);
   /// Takes one message out of the history (a cancelled bubble re-joined into a new one).
   Status hideMessage(int64_t message_id);
-  /// Takes the count_oldest oldest messages out of the history (a fold); none when it is not
-  /// positive. The rows stay in the record.
-  Status dropFromHistory(int64_t session_id, int64_t count_oldest);
+  /// Applies a fold in one transaction: the new summary, the folded messages out of the
+  /// history (their rows stay in the record), the collapse mark moved up (never down).
+  Status commitFold(const Fold& fold);
+  /// Moves the session's collapse mark up to message_id (never down).
+  Status collapseThrough(int64_t session_id, int64_t message_id);
 
   /// Appends an assistant message that calls tools with one running row per call, in one
   /// transaction (a crash leaves both or neither). Returns the rows in call order.
   Result<std::vector<int64_t>> appendCalls(int64_t session_id, const ChatMessage& message);
   /// Closes the call's row with its result and appends the tool message, in one transaction.
-  /// decision says how the owner's policy treated the call.
-  Status appendResult(int64_t session_id, int64_t row_id, bool ok, const CallCost& cost,
-                      const ChatMessage& tool, const CallDecision& decision = {});
+  /// decision says how the owner's policy treated the call. Returns the tool message's id.
+  Result<int64_t> appendResult(int64_t session_id, int64_t row_id, bool ok, const CallCost& cost,
+                               const ChatMessage& tool, const CallDecision& decision = {});
   /// Closes calls left running by a crash with a synthetic error row and a matching tool
   /// message in history ("interrupted by a restart, not re-run"), so no call is ever
   /// replayed. One transaction. Returns what was closed.

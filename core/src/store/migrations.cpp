@@ -405,11 +405,17 @@ ALTER TABLE approvals ADD COLUMN request_seal TEXT NOT NULL DEFAULT '';
 ALTER TABLE approvals ADD COLUMN decision_seal TEXT NOT NULL DEFAULT '';
 )sql";
 
+// Tool results collapse when the history is trimmed and stay collapsed after (DESIGN 4.2):
+// the mark is the newest message whose result is sent collapsed.
+constexpr std::string_view kV14 = R"sql(
+ALTER TABLE sessions ADD COLUMN collapsed_through INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 }  // namespace
 
 const std::vector<std::string_view>& migrations() {
-  static const std::vector<std::string_view> kAll = {kV1, kV2, kV3,  kV4,  kV5,  kV6, kV7,
-                                                     kV8, kV9, kV10, kV11, kV12, kV13};
+  static const std::vector<std::string_view> kAll = {kV1, kV2, kV3,  kV4,  kV5,  kV6,  kV7,
+                                                     kV8, kV9, kV10, kV11, kV12, kV13, kV14};
   return kAll;
 }
 

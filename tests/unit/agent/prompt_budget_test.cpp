@@ -77,3 +77,34 @@ TEST_CASE("the standing prompt's schema sizes follow a source whose tools change
   REQUIRE(prompt.schemas.count("") == 1);
   CHECK(prompt.schemas.at("").count == 3);
 }
+
+TEST_CASE("the tokens rows tell how much of the last turn a prompt cache could keep", "[budget]") {
+  testing::AgentFixture f;
+  f.provider.reply("hello back");
+  REQUIRE(f.run("hello").status.isOk());
+  auto first = f.agent().standingPrompt("chat");
+  CHECK(first.last_turn_sent > 0);
+  CHECK(first.last_turn_cached < first.last_turn_sent / 2);  // a new chat: the schemas at most
+  f.provider.reply("again");
+  REQUIRE(f.run("and again").status.isOk());
+  auto second = f.agent().standingPrompt("chat");
+  // All but the new message and the reply before it repeat the first request.
+  CHECK(second.last_turn_cached >= first.last_turn_sent);
+  CHECK(second.last_turn_cached < second.last_turn_sent);
+  const auto rows = promptBudget(second);
+  CHECK(rows.back().part == "cache could keep, last turn");
+  CHECK(rows.back().est_tokens == second.last_turn_cached);
+}
+
+TEST_CASE("what a cache could keep ends at the first part that changed", "[budget]") {
+  std::vector<ChatMessage> history = {message(Role::kUser, "one"),
+                                      message(Role::kAssistant, std::string(40, 'a'))};
+  ChatRequest request;
+  request.messages = &history;
+  const PromptPrint before = promptPrint(request);
+  history[0].content = "changed";
+  CHECK(keptTokens(before, promptPrint(request)) == 0);  // the empty tool list alone
+  history[0].content = "one";
+  history.push_back(message(Role::kUser, "two"));
+  CHECK(keptTokens(before, promptPrint(request)) == printTokens(before));
+}

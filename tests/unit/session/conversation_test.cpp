@@ -1,6 +1,7 @@
 #include "session/conversation.h"
 
 #include <catch2/catch.hpp>
+#include <future>
 
 #include "session/context_tail.h"
 #include "unit/memory/temp_store.h"
@@ -24,6 +25,7 @@ struct Fixture {
   TempStore temp;
   ScriptedProvider provider;
   gantry::store::MessageRepo messages{temp.store()};
+  gantry::session::Folds folds{temp.store(), provider, options().bounds, options().fold};
   int64_t session = 0;
 
   explicit Fixture(int turns = 6) {
@@ -48,12 +50,17 @@ struct Fixture {
   /// A conversation of "chat" with the user's next message recorded and the history bounded.
   std::unique_ptr<Conversation> turn(const std::string& text,
                                      ConversationOptions opts = options()) {
-    auto c = std::make_unique<Conversation>(temp.store(), provider, std::move(opts));
+    auto c = std::make_unique<Conversation>(temp.store(), &folds, std::move(opts));
     REQUIRE(c->open("chat").isOk());
     REQUIRE(c->recordUser(text, {}, {}).isOk());
-    CancelToken cancel;
-    REQUIRE(c->bound(cancel).isOk());
+    REQUIRE(c->bound().isOk());
     return c;
+  }
+  /// Ends a turn as the agent does: a reply, then the fold when one is due, waited for.
+  void reply(Conversation& c, const std::string& text) {
+    REQUIRE(c.recordReply({Role::kAssistant, text, {}, {}, {}, {}, {}}).isOk());
+    if (c.foldDue()) folds.request(c.sessionId());
+    folds.waitIdle();
   }
 };
 
@@ -66,42 +73,55 @@ ChatMessage toolCallMessage(const std::string& id) {
 
 }  // namespace
 
-TEST_CASE("turns past the bounds leave the history once they are summarised", "[session]") {
-  Fixture f;
-  f.provider.reply("The user asked six questions.");
-  auto c = f.turn("question 6");
-  CHECK(c->history().size() <= 6);
-  CHECK(c->history().back().content == "question 6");
-  CHECK(c->summary() == "The user asked six questions.");
-  CHECK(f.messages.historyCount(f.session).value() == static_cast<int64_t>(c->history().size()));
-}
-
-TEST_CASE("a turn opens with the summary of earlier folds and folds the next onto it",
+TEST_CASE("a fold after the reply trims the history below the bounds and summarises it",
           "[session]") {
   Fixture f;
   f.provider.reply("The user asked six questions.");
-  f.turn("question 6");
-  f.append(Role::kAssistant, "answer 6");
+  auto c = f.turn("question 6");
+  CHECK(c->history().size() <= 6);  // no fold has run: the prompt alone is bounded
+  CHECK(c->summary().empty());
+  f.reply(*c, "answer 6");
+  // Down to the low-water mark (half the cap), so the next fold is turns away.
+  CHECK(f.messages.historyCount(f.session).value() == 4);  // the two protected turns
+  c = f.turn("question 7");
+  CHECK(c->summary() == "The user asked six questions.");
+  CHECK(c->history().back().content == "question 7");
+}
 
-  Conversation c(f.temp.store(), f.provider, Fixture::options());
-  REQUIRE(c.open("chat").isOk());
-  CHECK(c.summary() == "The user asked six questions.");  // before any bounding
-  for (int i = 7; i < 10; ++i) {
-    REQUIRE(c.recordUser("question " + std::to_string(i), {}, {}).isOk());
-    REQUIRE(c.recordReply({Role::kAssistant, "answer", {}, {}, {}, {}, {}}).isOk());
+namespace {
+
+/// A model that answers nothing until released, then fails.
+class HeldProvider final : public gantry::Provider {
+ public:
+  gantry::Result<gantry::ChatResponse> chat(const gantry::ChatRequest&,
+                                            const gantry::StreamCallbacks*,
+                                            const CancelToken&) noexcept override {
+    released_.wait();
+    return Status::error("held");
   }
-  REQUIRE(c.recordUser("question 10", {}, {}).isOk());
-  f.provider.reply("Ten questions.");
-  CancelToken cancel;
-  REQUIRE(c.bound(cancel).isOk());
-  CHECK(c.summary() == "Ten questions.");
-  // The fold was asked to extend the summary the turn opened with.
-  bool extended = false;
-  for (const auto& message : f.provider.requests.back()) {
-    extended =
-        extended || message.content.find("The user asked six questions.") != std::string::npos;
-  }
-  CHECK(extended);
+  std::string model() const noexcept override { return "held"; }
+  void release() { release_.set_value(); }
+
+ private:
+  std::promise<void> release_;
+  std::shared_future<void> released_ = release_.get_future().share();
+};
+
+}  // namespace
+
+TEST_CASE("a turn that starts while a fold runs sends the history as it was", "[session]") {
+  Fixture f;
+  HeldProvider held;
+  gantry::session::Folds folds(f.temp.store(), held, Fixture::options().bounds, {});
+  folds.request(f.session);
+  Conversation during(f.temp.store(), &folds, Fixture::options());
+  REQUIRE(during.open("chat").isOk());
+  REQUIRE(during.recordUser("question 6", {}, {}).isOk());
+  REQUIRE(during.bound().isOk());
+  CHECK(during.history().size() == 13);
+  held.release();
+  folds.waitIdle();
+  CHECK(f.messages.historyCount(f.session).value() == 13);  // the failed fold changed nothing
 }
 
 TEST_CASE("a failed fold keeps the oldest turns in the history for the next fold, not the prompt",
@@ -109,29 +129,33 @@ TEST_CASE("a failed fold keeps the oldest turns in the history for the next fold
   Fixture f;
   f.provider.fail(Status::error("model: HTTP 500"));
   auto c = f.turn("question 6");
-  CHECK(c->history().size() <= 6);  // the bounds hold
-  CHECK(c->history().back().content == "question 6");
+  f.reply(*c, "answer 6");
+  CHECK(f.messages.historyCount(f.session).value() == 14);
   CHECK(c->summary().empty());
-  CHECK(f.messages.historyCount(f.session).value() == 13);
-  // The next turn folds them once the model answers.
+  // The next turn's prompt is bounded all the same, and its reply folds them.
   f.provider.reply("Seven questions.");
   c = f.turn("question 7");
   CHECK(c->history().size() <= 6);
-  CHECK(c->summary() == "Seven questions.");
+  CHECK(c->history().back().content == "question 7");
+  f.reply(*c, "answer 7");
+  CHECK(f.messages.historyCount(f.session).value() == 4);  // the two protected turns
+  CHECK(f.turn("question 8")->summary() == "Seven questions.");
 }
 
-TEST_CASE("a cancelled fold keeps the oldest turns in the history, not the prompt", "[session]") {
+TEST_CASE("a fold extends the summary the session had", "[session]") {
   Fixture f;
-  f.provider.reply("never used");
-  Conversation c(f.temp.store(), f.provider, Fixture::options());
-  REQUIRE(c.open("chat").isOk());
-  REQUIRE(c.recordUser("question 6", {}, {}).isOk());
-  CancelToken cancel;
-  cancel.cancel();
-  REQUIRE(c.bound(cancel).isOk());
-  CHECK(c.history().size() <= 6);
-  CHECK(c.summary().empty());
-  CHECK(f.messages.historyCount(f.session).value() == 13);
+  f.provider.reply("The user asked six questions.");
+  f.reply(*f.turn("question 6"), "answer 6");
+  for (int i = 7; i < 10; ++i) f.reply(*f.turn("question " + std::to_string(i)), "answer");
+  f.provider.reply("Ten questions.");
+  f.reply(*f.turn("question 10"), "answer");
+  CHECK(f.turn("question 11")->summary() == "Ten questions.");
+  bool extended = false;
+  for (const auto& message : f.provider.requests.back()) {
+    extended =
+        extended || message.content.find("The user asked six questions.") != std::string::npos;
+  }
+  CHECK(extended);
 }
 
 TEST_CASE("the user message is recorded with its memory and time tail as sent", "[session]") {
@@ -182,12 +206,9 @@ TEST_CASE("a memory row is sent again once the message that showed it is out of 
   options.hydrate = [](const std::string& text) {
     return "[memory]\n- (fact) tea: green\n- (fact) topic: " + text + "\n";
   };
-  for (const char* text : {"one", "two", "three"}) {
-    f.turn(text, options);
-    f.append(Role::kAssistant, "ok");
-  }
   f.provider.reply("The user said one.");
-  auto c = f.turn("four", options);  // the bound of six messages folds the first turn away
+  for (const char* text : {"one", "two", "three"}) f.reply(*f.turn(text, options), "ok");
+  auto c = f.turn("four", options);  // the bound of six messages folded the first turn away
   REQUIRE(c->summary() == "The user said one.");
   const std::string sent = "[memory]\n- (fact) tea: green\n- (fact) topic: four\n\nfour";
   CHECK(c->history().back().content == sent);
@@ -228,81 +249,87 @@ TEST_CASE("tool calls are recorded as running rows and their results appended", 
   CHECK(c->history().back().content == "found");
 }
 
-TEST_CASE("tool results older than the last four collapse within a turn", "[session]") {
-  Fixture f(0);
-  auto c = f.turn("many lookups");
-  for (int i = 0; i < 5; ++i) {
-    std::string id = "call_" + std::to_string(i);
-    auto rows = c->recordCalls(toolCallMessage(id));
-    REQUIRE(rows.isOk());
-    REQUIRE(c->recordResult(rows->front(), {id, "lookup", "{}", {}}, true, kLongResult,
-                            {"lookup", 1, 40})
-                .isOk());
-    c->collapseToolResults();
-  }
-  CHECK(c->history()[2].content == "[tool lookup: 40 chars, collapsed]");
-  CHECK(c->history().back().content == kLongResult);
-  // The record keeps every result whole.
-  CHECK(f.messages.history(f.session).value()[2].content == kLongResult);
-}
-
 namespace {
 
-/// The chat's history as the next turn opens it and as another connection reads the record.
-void checkOpenedAsRecorded(Fixture& f) {
-  gantry::store::MessageRepo repo(f.temp.store());
-  auto opened = repo.open("chat");
-  REQUIRE(opened.isOk());
-  auto other = gantry::store::Store::open(f.temp.store().path(), gantry::store::Access::kNoSchema);
-  REQUIRE(other.isOk());
-  auto record = gantry::store::MessageRepo(*other.value()).history(f.session);
-  REQUIRE(record.isOk());
-  REQUIRE(opened->history.size() == record->size());
-  for (std::size_t i = 0; i < record->size(); ++i) {
-    CHECK(opened->history[i].content == record->at(i).content);
-    CHECK(opened->history[i].tool_call_id == record->at(i).tool_call_id);
+void lookups(Conversation& c, int count, const std::string& result = "result") {
+  for (int i = 0; i < count; ++i) {
+    std::string id = "call_" + std::to_string(i);
+    auto rows = c.recordCalls(toolCallMessage(id));
+    REQUIRE(rows.isOk());
+    const auto chars = static_cast<int64_t>(result.size());
+    REQUIRE(
+        c.recordResult(rows->front(), {id, "lookup", "{}", {}}, true, result, {"lookup", 1, chars})
+            .isOk());
+    c.collapseIfPastBounds();
   }
-  repo.giveBack(opened->id, opened->loan, std::move(opened->history));
 }
 
 }  // namespace
 
-TEST_CASE("a turn gives its history back as recorded: results whole, unfolded turns kept",
+TEST_CASE("tool results stay whole within a turn while its context is within the bounds",
           "[session]") {
   Fixture f(0);
   auto options = Fixture::options();
   options.bounds.max_messages = 100;
+  auto c = f.turn("many lookups", options);
+  lookups(*c, 6);
+  for (const auto& message : c->history()) {
+    if (message.role == Role::kTool) CHECK(message.content == "result");
+  }
+}
+
+TEST_CASE("a turn past the bounds collapses all but the last four results, and later turns too",
+          "[session]") {
+  Fixture f(0);
+  auto options = Fixture::options();
+  options.bounds.max_messages = 100;
+  options.bounds.max_tokens = 60;
   {
     auto c = f.turn("many lookups", options);
-    for (int i = 0; i < 6; ++i) {
-      std::string id = "call_" + std::to_string(i);
-      auto rows = c->recordCalls(toolCallMessage(id));
-      REQUIRE(rows.isOk());
-      REQUIRE(c->recordResult(rows->front(), {id, "lookup", "{}", {}}, true,
-                              "result " + id + kLongResult, {"lookup", 1, 53})
-                  .isOk());
-      c->collapseToolResults();
-    }
+    lookups(*c, 6, std::string(40, 'x'));
+    CHECK(c->history()[2].content == "[tool lookup: 40 chars, collapsed]");
+    CHECK(c->history()[4].content == "[tool lookup: 40 chars, collapsed]");
+    CHECK(c->history()[6].content == std::string(40, 'x'));
     REQUIRE(c->recordReply({Role::kAssistant, "done", {}, {}, {}, {}, {}}).isOk());
   }
-  checkOpenedAsRecorded(f);
-  {
-    // The results are lent now; the next turn collapses them in its prompt only.
-    auto c = f.turn("again", options);
-    CHECK(c->history()[2].content == "[tool lookup: 53 chars, collapsed]");
-    REQUIRE(c->recordReply({Role::kAssistant, "ok", {}, {}, {}, {}, {}}).isOk());
+  // The record keeps every result whole; the next turn shows them as the last request did.
+  CHECK(f.messages.history(f.session).value()[2].content == std::string(40, 'x'));
+  options.bounds.max_tokens = 1000;
+  auto next = f.turn("again", options);
+  CHECK(next->history()[2].content == "[tool lookup: 40 chars, collapsed]");
+  CHECK(next->history()[6].content == std::string(40, 'x'));
+}
+
+TEST_CASE("between folds each request's messages are a prefix of the next one's", "[session]") {
+  Fixture f(0);
+  auto options = Fixture::options();
+  options.bounds.max_messages = 24;
+  gantry::session::Folds folds(f.temp.store(), f.provider, options.bounds, options.fold);
+  std::vector<ChatMessage> last;
+  std::string summary;
+  int folded = 0;
+  for (int turn = 0; turn < 20; ++turn) {
+    Conversation c(f.temp.store(), &folds, options);
+    REQUIRE(c.open("chat").isOk());
+    REQUIRE(c.recordUser("question " + std::to_string(turn), {}, {}).isOk());
+    REQUIRE(c.bound().isOk());
+    lookups(c, 1);
+    const auto& sent = c.history();
+    INFO("turn " << turn);
+    if (c.summary() != summary) {
+      ++folded;  // a fold: the one step that may change what was sent before
+    } else {
+      REQUIRE(sent.size() > last.size());
+      for (std::size_t i = 0; i < last.size(); ++i) CHECK(sent[i].content == last[i].content);
+    }
+    summary = c.summary();
+    last = sent;
+    f.provider.reply("Summary " + std::to_string(turn));
+    REQUIRE(c.recordReply({Role::kAssistant, "answer", {}, {}, {}, {}, {}}).isOk());
+    last.push_back(c.history().back());
+    if (c.foldDue()) folds.request(c.sessionId());
+    folds.waitIdle();
   }
-  checkOpenedAsRecorded(f);
-  {
-    f.provider.fail(Status::error("model: HTTP 500"));
-    auto c = f.turn("bounded");  // six messages at most: a fold, which fails
-    CHECK(c->history().size() <= 6);
-  }
-  checkOpenedAsRecorded(f);
-  {
-    f.provider.reply("Lookups.");
-    auto c = f.turn("folded");
-    CHECK(c->summary() == "Lookups.");
-  }
-  checkOpenedAsRecorded(f);
+  CHECK(folded >= 2);
+  CHECK(folded <= 6);
 }

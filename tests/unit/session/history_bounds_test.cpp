@@ -140,20 +140,24 @@ TEST_CASE("a zero message cap keeps nothing", "[session]") {
 
 TEST_CASE("tool results older than the last four collapse to one line", "[session]") {
   std::vector<ChatMessage> prompt;
+  std::vector<int64_t> ids;
   for (int i = 0; i < 6; ++i) {
     std::string id = "c" + std::to_string(i);
     prompt.push_back(calls({id}));
     prompt.push_back(result(id, std::string(100 + i, 'x')));
   }
   prompt.push_back(user("né"));
-  collapseOldToolResults(prompt);
+  for (std::size_t i = 0; i < prompt.size(); ++i) ids.push_back(static_cast<int64_t>(i + 1));
+  const int64_t mark = collapseMark(prompt, ids);
+  CHECK(mark == 4);  // the second result; the last four stay whole
+  collapseThrough(prompt, ids, mark);
   CHECK(prompt[1].content == "[tool lookup: 100 chars, collapsed]");
   CHECK(prompt[3].content == "[tool lookup: 101 chars, collapsed]");
   CHECK(prompt[5].content == std::string(102, 'x'));
   CHECK(prompt[11].content == std::string(105, 'x'));
   CHECK(prompt[12].content == "né");
   auto again = prompt;
-  collapseOldToolResults(again);
+  collapseThrough(again, ids, mark);
   CHECK(again[1].content == prompt[1].content);
 }
 
@@ -165,7 +169,7 @@ TEST_CASE("collapse counts characters and finds the name from the call", "[sessi
   ChatMessage res = message(Role::kTool, text);
   res.tool_call_id = "x";
   std::vector<ChatMessage> prompt = {call, res};
-  collapseOldToolResults(prompt, 0);
+  collapseThrough(prompt, {0, 7}, collapseMark(prompt, {0, 7}, 0));
   CHECK(prompt[1].content == "[tool weather__forecast: 60 chars, collapsed]");
 }
 
@@ -173,7 +177,7 @@ TEST_CASE("a collapsed result is never longer than the result it replaces", "[se
   std::vector<ChatMessage> prompt = {calls({"a", "b", "c"}), result("a", "sunny, 21 C"),
                                      result("b", std::string(34, 'x')),
                                      result("c", std::string(35, 'x'))};
-  collapseOldToolResults(prompt, 0);
+  collapseThrough(prompt, {1, 2, 3, 4}, 4);
   CHECK(prompt[1].content == "sunny, 21 C");         // its marker would be longer: it stays
   CHECK(prompt[2].content == std::string(34, 'x'));  // the marker's own length: no gain
   CHECK(prompt[3].content == "[tool lookup: 35 chars, collapsed]");
@@ -184,10 +188,15 @@ TEST_CASE("an old result's images leave the prompt, a recent one's stay", "[sess
                                      result("b", "[image image/png, 8 bytes]")};
   prompt[1].images = {{"image/png", "iVBORw0KGgo=", {}}};
   prompt[2].images = prompt[1].images;
-  collapseOldToolResults(prompt, 1);
+  collapseThrough(prompt, {1, 2, 3}, collapseMark(prompt, {1, 2, 3}, 1));
   CHECK(prompt[1].images.empty());
   CHECK(prompt[1].content == "[image image/png, 8 bytes]");  // shorter than its marker
   CHECK(prompt[2].images.size() == 1);
+}
+
+TEST_CASE("four results or fewer leave nothing to collapse", "[session]") {
+  std::vector<ChatMessage> prompt = {calls({"a"}), result("a", "r")};
+  CHECK(collapseMark(prompt, {1, 2}) == 0);
 }
 
 TEST_CASE("trimming goes down to the low-water mark so the prefix stays put", "[session]") {

@@ -25,7 +25,10 @@ class ScriptedProvider final : public Provider {
   Result<ChatResponse> chat(const ChatRequest& request, const StreamCallbacks*,
                             const CancelToken& cancel) noexcept override {
     std::lock_guard lock(mutex_);
-    requests.push_back(*request.messages);
+    std::vector<ChatMessage> sent;
+    if (request.system) sent.push_back(*request.system);
+    sent.insert(sent.end(), request.messages->begin(), request.messages->end());
+    requests.push_back(std::move(sent));
     tools_offered.push_back(request.tools != nullptr && !request.tools->empty());
     if (cancel.cancelled()) return Status::cancelled();
     if (script_.empty()) return Status::error("scripted provider: no reply queued");

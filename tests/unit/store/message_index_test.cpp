@@ -58,9 +58,9 @@ TEST_CASE("a message changed or deleted before it is indexed leaves the index ma
   store::MessageRepo repo(*s);
   const int64_t session = repo.session("c").value();
   const int64_t kept = repo.append(session, message(Role::kUser, "draft lantern")).value();
-  repo.append(session, message(Role::kAssistant, "old compass"));
+  const int64_t answer = repo.append(session, message(Role::kAssistant, "old compass")).value();
   REQUIRE(repo.setContent(kept, "settled lantern").isOk());  // not indexed yet
-  REQUIRE(repo.dropFromHistory(session, 2).isOk());
+  REQUIRE(repo.commitFold({session, "", answer, 0}).isOk());
   repo.append(session, message(Role::kUser, "new compass"));
   // The dropped pair is deleted before it was ever indexed.
   REQUIRE(store::pruneRecord(*s, store::nowMs() + 1000).isOk());

@@ -64,9 +64,10 @@ TEST_CASE("a retention pass deletes old rows but never what is still in a chat's
   store::MessageRepo repo(*s);
   auto session = repo.session("c").value();
   repo.append(session, message(Role::kUser, "old words dropped"));
-  repo.append(session, message(Role::kAssistant, "old answer dropped"));
+  const int64_t answer =
+      repo.append(session, message(Role::kAssistant, "old answer dropped")).value();
   REQUIRE(store::MessageIndex(*s).catchUp().isOk());
-  REQUIRE(repo.dropFromHistory(session, 2).isOk());
+  REQUIRE(repo.commitFold({session, "", answer, 0}).isOk());
   repo.append(session, message(Role::kUser, "recent words kept"));
   store::ApprovalRepo approvals(*s);
   store::ApprovalRow old_approval, live_approval;
