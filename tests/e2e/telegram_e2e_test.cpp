@@ -169,37 +169,6 @@ TEST_CASE("messages sent while gantry was stopped are one turn, answering each o
 
 // On a chat platform /cancel acts at once (in a pipe it waits for its turn, so this runs on
 // the fake Bot API).
-TEST_CASE("a summary fold stops at /cancel and its turns wait in the history for the next fold",
-          "[e2e][telegram]") {
-  Fixture f;
-  f.llm.addReply(R"({"content":"r1"})");
-  f.llm.addReply(R"({"content":"r2"})");
-  f.llm.addReply(R"({"content":"never","delay_ms":60000})");  // the first fold hangs
-  f.llm.addReply(R"({"content":"The user counted."})");       // the next fold
-  f.llm.addReply(R"({"content":"r4"})");
-  GantryProcess gantry(f.env({{"HISTORY_MAX_MESSAGES", "4"}}));
-  INFO(gantry.err().substr(0, 3000));
-  f.telegram.enqueueText(kOwner, "one");
-  REQUIRE_FALSE(f.telegram.waitText("r1").empty());
-  f.telegram.enqueueText(kOwner, "two");
-  REQUIRE_FALSE(f.telegram.waitText("r2").empty());
-  f.telegram.enqueueText(kOwner, "three");
-  for (int i = 0; i < 200 && f.llm.requests().size() < 3; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  REQUIRE(f.llm.requests().size() == 3);  // the fold of turn one is under way
-  f.telegram.enqueueText(kOwner, "/cancel");
-  REQUIRE(gantry.waitForLog("summary_fold_failed", std::chrono::seconds(10)));
-  f.telegram.enqueueText(kOwner, "four");
-  REQUIRE_FALSE(f.telegram.waitText("r4").empty());
-  CHECK(gantry.stop() == 0);
-  auto requests = f.llm.requests();
-  REQUIRE(requests.size() == 5);
-  // The second fold still has turn one to summarise, and the turn after it gets the summary.
-  CHECK(requests[3].find("user: one") != std::string::npos);
-  CHECK(requests[4].find("The user counted.") != std::string::npos);
-}
-
 TEST_CASE("a restart does not handle an update twice", "[e2e][telegram]") {
   Fixture f;
   {

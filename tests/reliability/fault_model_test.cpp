@@ -174,7 +174,8 @@ TEST_CASE("a reply with 500 tool calls runs each once and the turn ends with the
   INFO(r.err.substr(0, 4000));
   CHECK(r.code == 0);
   CHECK(count(r.out, "five hundred results read") == 1);
-  REQUIRE(llm.requests().size() == 2);
+  // A third request may follow the reply: the fold the long turn made due.
+  REQUIRE(llm.requests().size() >= 2);
   CHECK(count(llm.requests()[1], R"("role":"tool")") == 500);
   CHECK(count(r.err, R"("msg":"tool_call","name":"fake__echo")") == 500);
   requireSound(ws);

@@ -70,9 +70,9 @@ Status Conversation::bound() {
   turn_start_ = found;
   const long own_tokens = own_message ? estimateTokens(history_.back()) : 0;
   record_past_bounds_ = pastBounds(found, estimateTokens(history_) - own_tokens, options_.bounds);
-  // A fold under way commits this history's trim soon; trimming the prompt now as well would
-  // rewrite it twice. Without one, the bounds are a hard cap on the prompt.
-  const bool trim = record_past_bounds_ && !(folds_ && folds_->pending(session_id_));
+  // The bounds are a hard cap on the prompt (DESIGN 4.2), a fold under way or not: a fold is
+  // asked for before the history passes them, so a turn rarely finds it past them.
+  const bool trim = record_past_bounds_;
   std::size_t dropped = 0;
   if (trim) {
     collapseThrough(history_, ids_, collapseMark(history_, ids_));
