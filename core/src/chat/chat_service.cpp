@@ -153,6 +153,7 @@ std::string ChatService::reply(const InboundMessage& m, const std::string& cmd) 
   if (cmd == "/approve" || cmd == "/deny") {
     return decide(m, std::string(text::trim(m.text)), cmd == "/approve");
   }
+  if (cmd == "/approval") return showApproval(m, std::string(text::trim(m.text)));
   if (cmd == "/start" || cmd == "/help") return helpText();
   if (!knownCommand(cmd)) return cmd + ": unknown command; /help lists them.";
   return cmd + " is not available here.";
@@ -165,6 +166,17 @@ void ChatService::clearSession(const std::string& chat_id) {
 
 bool ChatService::joinsBubbles() const {
   return !caps_.ordered_input && options_.coalesce_settle_ms > 0;
+}
+
+/// /approval ID: the whole call this chat's approval is for, every argument in full.
+std::string ChatService::showApproval(const InboundMessage& m, const std::string& text) {
+  auto space = text.find(' ');
+  if (space == std::string::npos || !approvals_) return "Usage: /approval ID";
+  const std::string id(text::trim(std::string_view(text).substr(space + 1)));
+  auto row = approvals_->show(id);
+  if (!row.isOk() || row->chat_id != m.chat_id) return "There is no approval " + id + " here.";
+  return "Approval " + row->id + " (" + store::approvalStateName(row->state) + "): " + row->tool +
+         " " + approvals::argumentsText(row.value(), 0);
 }
 
 /// /approve ID, /deny ID: decided here, ahead of the chat's queue, so a turn waiting for it

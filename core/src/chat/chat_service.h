@@ -92,6 +92,7 @@ class ChatService final : public InboundSink {
   Bubbles recorded(InboundMessage message);
   std::string commandOf(const InboundMessage& message) const;
   bool knownCommand(const std::string& cmd) const;
+  std::string showApproval(const InboundMessage& m, const std::string& text);
   bool answeredAtOnce(const std::string& cmd) const;
   /// Answers command cmd of m; any thread (a chat's worker on ordered input).
   void answer(const InboundMessage& m, const std::string& cmd);

@@ -380,3 +380,25 @@ TEST_CASE("a chat going idle indexes its turn's messages for search before drain
   REQUIRE(found.isOk());
   CHECK(found->size() == 2);
 }
+
+TEST_CASE("/approval ID shows the call with every argument in full, in its own chat only",
+          "[chat][approvals]") {
+  ChatFixture f;
+  f.tools.policies["lookup"] = gantry::tools::Policy::kAsk;
+  f.options.runner.approval_wait = std::chrono::milliseconds(0);
+  const std::string long_value(400, 'q');
+  f.provider.callTools({{"c1", "lookup", R"({"q":")" + long_value + R"(","a":1})", {}}});
+  f.say("look it up");
+  f.service().drain();
+  std::string id = pendingId(f);
+  REQUIRE(id.size() == 8);
+  // The request cuts the long value; /approval prints it whole.
+  CHECK(anyContains(f.channel.sent(), "more chars)"));
+  f.say("/approval " + id);
+  REQUIRE(f.channel.waitFor("Approval " + id + " (pending): lookup with:\na: 1\nq: \"" +
+                            long_value + "\""));
+  f.say("/approval nosuch12");
+  CHECK(f.channel.waitFor("There is no approval nosuch12 here."));
+  f.say("/approval");
+  CHECK(f.channel.waitFor("Usage: /approval ID"));
+}
