@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "log/log.h"
@@ -111,7 +112,7 @@ inline std::unique_ptr<McpHost> startHost(const std::vector<ServerSpec>& specs,
                                           McpOptions options = fastOptions()) {
   Manifest manifest;
   manifest.servers = specs;
-  auto host = McpHost::start(manifest, options);
+  auto host = McpHost::start(manifest, std::move(options));
   REQUIRE(host.isOk());
   return std::move(host.value());
 }
