@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "sandbox/landlock.h"
+#include "tools/support/scratch_dir.h"
 
 namespace fs = std::filesystem;
 using gantry::sandbox::Access;
@@ -20,14 +21,10 @@ using gantry::sandbox::Settings;
 
 namespace {
 
-/// A scratch directory, removed at the end.
+/// A scratch directory (tests/tools' ScratchDir) with folders and files made in it.
 struct Scratch {
-  fs::path root;
-  Scratch() {
-    char pattern[] = "/tmp/gantry-sandbox-XXXXXX";
-    root = ::mkdtemp(pattern);
-  }
-  ~Scratch() { fs::remove_all(root); }
+  gantry::testing::ScratchDir dir{"sandbox"};
+  fs::path root{dir.path()};
   fs::path make(const std::string& relative, bool directory = true) const {
     fs::path path = root / relative;
     if (directory) {
