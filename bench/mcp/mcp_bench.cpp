@@ -90,7 +90,7 @@ void awaitAnswer(int fd, std::string& buffer, int id) {
 
 std::vector<double> direct(int calls) {
   auto child = ChildProcess::spawn("node", {everythingScript(), "stdio"},
-                                   gantry::mcp::minimalEnvironment(), true);
+                                   gantry::mcp::minimalEnvironment());
   if (!child.isOk()) throw std::runtime_error(child.status().message());
   auto& process = *child.value();
   std::string buffer;
