@@ -46,7 +46,11 @@ void makeCertificates(const ScratchDir& dir) {
 
 class Page final : public Poco::Net::HTTPRequestHandler {
  public:
-  void handleRequest(HTTPServerRequest&, HTTPServerResponse& res) override {
+  void handleRequest(HTTPServerRequest& req, HTTPServerResponse& res) override {
+    // A step down to plain http, on a port nothing listens on: it must not be followed.
+    if (req.getURI() == "/to-http") {
+      return res.redirect("http://secure.test:9/page", HTTPServerResponse::HTTP_FOUND);
+    }
     const std::string body = "<html><head><title>Secure page</title></head><body>over TLS</body>";
     res.setContentType("text/html");
     res.setContentLength(static_cast<std::streamsize>(body.size()));
@@ -88,8 +92,8 @@ struct SecureSite {
   SecureSite(const SecureSite&) = delete;
   SecureSite& operator=(const SecureSite&) = delete;
 
-  std::string url(const std::string& host) const {
-    return "https://" + host + ":" + std::to_string(port) + "/";
+  std::string url(const std::string& host, const std::string& path = "/") const {
+    return "https://" + host + ":" + std::to_string(port) + path;
   }
   /// gantry-fetch where secure.test and wrong.test name the site (a test resolver entry) and
   /// may reach it through an explicit per-host range; trusting the test CA when asked.
@@ -97,10 +101,13 @@ struct SecureSite {
     dir.write("hosts", "secure.test 127.0.0.1\nwrong.test 127.0.0.1\n");
     std::vector<std::string> env;
     if (trust_ca) env.push_back("SSL_CERT_FILE=" + dir / "ca.pem");
-    return ServerProcess(toolBinary("gantry-fetch"),
-                         {"--allow", "secure.test=127.0.0.0/8", "--allow", "wrong.test=127.0.0.0/8",
-                          "--allow", "127.0.0.1", "--allow-loopback", "--hosts", dir / "hosts"},
-                         env);
+    return ServerProcess(
+        toolBinary("gantry-fetch"),
+        {"--allow", "secure.test:" + std::to_string(port) + "=127.0.0.0/8", "--allow",
+         "secure.test:9", "--allow", "wrong.test:" + std::to_string(port) + "=127.0.0.0/8",
+         "--allow", "127.0.0.1:" + std::to_string(port), "--allow-loopback", "--hosts",
+         dir / "hosts"},
+        env);
   }
 };
 
@@ -143,4 +150,15 @@ TEST_CASE("an https certificate for another name is refused, loopback addresses 
           std::string::npos);
     CHECK(r.text.find("over TLS") == std::string::npos);
   }
+}
+
+TEST_CASE("a redirect from https down to plain http is refused, not followed",
+          "[fetch][https][attack]") {
+  SecureSite site;
+  auto fetch = site.fetcher(true);
+  const auto r = fetch.call("fetch", fetchArgs(site.url("secure.test", "/to-http")));
+  INFO(r.text);
+  CHECK(r.is_error);
+  CHECK(r.text.find("redirect refused, not followed: http://secure.test:9/page would leave "
+                    "https for plain http") != std::string::npos);
 }

@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "tools/support/scratch_dir.h"
 #include "tools/support/server_process.h"
@@ -64,6 +65,8 @@ class Site final : public Poco::Net::HTTPRequestHandler {
     if (uri == "/big") return send(res, "text/plain", std::string(5000, 'x'));
     if (uri == "/image") return send(res, "image/png", std::string("\x89PNG", 4));
     if (uri == "/gzip") return gzip(res);
+    if (uri == "/drip") return drip(res);
+    if (uri == "/to-ssh") return redirect(res, "http://good.test:22/page");
     if (uri == "/to-page") return redirect(res, "/page");
     if (uri == "/to-evil") return redirect(res, "http://evil.test:" + port + "/page");
     if (uri == "/to-loopback") return redirect(res, "http://127.0.0.1:" + port + "/page");
@@ -82,6 +85,16 @@ class Site final : public Poco::Net::HTTPRequestHandler {
     Poco::DeflatingOutputStream deflate(out, Poco::DeflatingStreamBuf::STREAM_GZIP);
     deflate << "inflated by the library\n";
     deflate.close();
+  }
+  /// A page that never ends: a byte every 200 ms until the client goes (or a minute passes).
+  static void drip(HTTPServerResponse& res) {
+    res.setContentType("text/plain");
+    res.setChunkedTransferEncoding(true);
+    std::ostream& out = res.send();
+    for (int i = 0; i < 300 && out.good(); ++i) {
+      out << 'x' << std::flush;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
   }
   Seen& seen_;
   int port_;
@@ -129,12 +142,13 @@ std::string fetchArgs(const std::string& url) { return "{\"url\":\"" + url + "\"
 
 /// A fetch server where good.test (a test resolver entry) may reach the loopback site through
 /// an explicit per-host range, and the other names are listed but get no allowance.
-ServerProcess siteFetcher(const ScratchDir& dir, std::vector<std::string> extra = {}) {
+ServerProcess siteFetcher(const ScratchDir& dir, int port, std::vector<std::string> extra = {}) {
   dir.write("hosts", "good.test 127.0.0.1\nevil.test 127.0.0.1\n");
-  std::vector<std::string> args = {"--allow", "good.test=127.0.0.0/8",
-                                   "--allow", "127.0.0.1",
-                                   "--allow", "localhost",
-                                   "--allow", "2130706433",
+  const std::string p = ":" + std::to_string(port);
+  std::vector<std::string> args = {"--allow", "good.test" + p + "=127.0.0.0/8",
+                                   "--allow", "127.0.0.1" + p,
+                                   "--allow", "localhost" + p,
+                                   "--allow", "2130706433" + p,
                                    "--hosts", dir / "hosts"};
   args.insert(args.end(), extra.begin(), extra.end());
   return ServerProcess(toolBinary("gantry-fetch"), args);
@@ -187,7 +201,7 @@ TEST_CASE("hosts not on the allowlist are refused, with no suffix matching", "[f
 TEST_CASE("a page is fetched from the checked address with Host set to the name", "[fetch]") {
   LocalSite site;
   ScratchDir dir("fetch-page");
-  auto fetch = siteFetcher(dir);
+  auto fetch = siteFetcher(dir, site.port);
   const auto r = fetch.call("fetch", fetchArgs(site.url("good.test", "/page")));
   INFO(r.text);
   CHECK_FALSE(r.is_error);
@@ -203,7 +217,7 @@ TEST_CASE("a page is fetched from the checked address with Host set to the name"
 TEST_CASE("redirects are followed under the same checks, at most five", "[fetch]") {
   LocalSite site;
   ScratchDir dir("fetch-redirect");
-  auto fetch = siteFetcher(dir);
+  auto fetch = siteFetcher(dir, site.port);
   const auto ok = fetch.call("fetch", fetchArgs(site.url("good.test", "/to-page")));
   CHECK(ok.text.find("url: " + site.url("good.test", "/page")) != std::string::npos);
   const auto loop = fetch.call("fetch", fetchArgs(site.url("good.test", "/loop/0")));
@@ -217,7 +231,7 @@ TEST_CASE("a redirect to a host not on the list, or to loopback, is refused and 
           "[fetch][attack]") {
   LocalSite site;
   ScratchDir dir("fetch-redirect-refused");
-  auto fetch = siteFetcher(dir);
+  auto fetch = siteFetcher(dir, site.port);
   const auto evil = fetch.call("fetch", fetchArgs(site.url("good.test", "/to-evil")));
   CHECK(evil.is_error);
   CHECK(evil.text.find("redirect refused, not followed") != std::string::npos);
@@ -234,7 +248,7 @@ TEST_CASE("a redirect to a host not on the list, or to loopback, is refused and 
 TEST_CASE("bodies are capped, gzip is decoded and non-text types are refused", "[fetch]") {
   LocalSite site;
   ScratchDir dir("fetch-caps");
-  auto fetch = siteFetcher(dir, {"--max-bytes", "1000"});
+  auto fetch = siteFetcher(dir, site.port, {"--max-bytes", "1000"});
   const auto big = fetch.call("fetch", fetchArgs(site.url("good.test", "/big")));
   CHECK(big.text.find("bytes: 1000\nnote: truncated at 1000 bytes (--max-bytes)\n") !=
         std::string::npos);
@@ -248,10 +262,43 @@ TEST_CASE("bodies are capped, gzip is decoded and non-text types are refused", "
       std::string::npos);
 }
 
+TEST_CASE("a redirect to another port of an allowed host is refused, not followed",
+          "[fetch][attack]") {
+  LocalSite site;
+  ScratchDir dir("fetch-port");
+  auto fetch = siteFetcher(dir, site.port);
+  const auto r = fetch.call("fetch", fetchArgs(site.url("good.test", "/to-ssh")));
+  INFO(r.text);
+  CHECK(r.is_error);
+  CHECK(r.text.find("redirect refused, not followed: fetch http://good.test:22/page: port 22 of "
+                    "'good.test' is not on the allowlist") != std::string::npos);
+  // the host alone allows only the scheme's default port
+  ServerProcess host_only(toolBinary("gantry-fetch"),
+                          {"--allow", "good.test=127.0.0.0/8", "--hosts", dir / "hosts"});
+  const auto other = host_only.call("fetch", fetchArgs(site.url("good.test", "/page")));
+  CHECK(other.is_error);
+  CHECK(other.text.find("port " + std::to_string(site.port) + " of 'good.test'") !=
+        std::string::npos);
+  CHECK(site.count("/page") == 0);
+}
+
+TEST_CASE("a page that drips a byte at a time is cut at the whole-fetch deadline",
+          "[fetch][attack]") {
+  LocalSite site;
+  ScratchDir dir("fetch-drip");
+  auto fetch = siteFetcher(dir, site.port, {"--timeout", "2"});
+  const auto r = fetch.call("fetch", fetchArgs(site.url("good.test", "/drip")));
+  INFO(r.text);
+  CHECK(r.is_error);
+  CHECK(r.text.find("timed out after 2 s (--timeout)") != std::string::npos);
+  CHECK(r.text.find("xxx") == std::string::npos);
+}
+
 TEST_CASE("the test-only --allow-loopback reaches 127.0.0.1 but never metadata", "[fetch]") {
   LocalSite site;
   ServerProcess fetch(toolBinary("gantry-fetch"),
-                      {"--allow", "127.0.0.1", "--allow", "169.254.169.254", "--allow-loopback"});
+                      {"--allow", "127.0.0.1:" + std::to_string(site.port), "--allow",
+                       "169.254.169.254", "--allow-loopback"});
   CHECK_FALSE(fetch.call("fetch", fetchArgs(site.url("127.0.0.1", "/plain"))).is_error);
   CHECK(fetch.call("fetch", fetchArgs("http://169.254.169.254/latest/meta-data/")).is_error);
 }

@@ -12,6 +12,10 @@
 #include <Poco/Net/StreamSocket.h>
 #include <Poco/URI.h>
 
+#include <optional>
+
+#include "fetch/deadline_guard.h"
+
 namespace gantry::fetch {
 namespace {
 
@@ -48,12 +52,37 @@ Result<Target> checkUrl(const std::string& url, const Allowlist& allow) {
   if (!uri.getUserInfo().empty())
     return Status::error("fetch " + url + ": credentials in URLs are refused");
   const std::string host = normaliseHost(uri.getHost());
-  const AllowRule* rule = allow.match(host);
+  const std::uint16_t default_port = uri.getScheme() == "https" ? 443 : 80;
+  const AllowRule* rule = allow.match(host, uri.getPort(), default_port);
+  if (rule == nullptr && allow.listsHost(host)) {
+    const std::string port = std::to_string(uri.getPort());
+    return Status::error("fetch " + url + ": port " + port + " of '" + host +
+                         "' is not on the allowlist (--allow " + host + ":" + port +
+                         " would allow it)");
+  }
   if (rule == nullptr) {
     return Status::error("fetch " + url + ": host '" + host +
                          "' is not on the allowlist (--allow)");
   }
   return Target{uri, host, rule};
+}
+
+/// Hop 0 is the URL asked for; a later hop is a redirect from a page fetched over
+/// from_scheme, refused (not followed) when its target fails the checks or would step down
+/// from https to plain http.
+Result<Target> checkHop(const std::string& url, const std::string& current,
+                        const std::string& from_scheme, const Allowlist& allow) {
+  auto target = checkUrl(current, allow);
+  if (from_scheme.empty()) return target;
+  if (!target.isOk()) {
+    return Status::error("fetch " + url +
+                         ": redirect refused, not followed: " + target.status().message());
+  }
+  if (from_scheme == "https" && target->uri.getScheme() == "http") {
+    return Status::error("fetch " + url + ": redirect refused, not followed: " + current +
+                         " would leave https for plain http");
+  }
+  return target;
 }
 
 bool inRanges(const IpAddress& address, const AllowRule& rule) {
@@ -195,30 +224,35 @@ Result<std::vector<IpAddress>> Fetcher::checkedAddresses(const std::string& host
 
 Result<FetchResult> Fetcher::fetch(const std::string& url) const {
   const auto deadline = Clock::now() + options_.timeout;
+  const std::string timed_out = "fetch " + url + ": timed out after " +
+                                std::to_string(options_.timeout.count()) + " s (--timeout)";
   std::string current = url;
+  std::string from_scheme;  // empty: the URL asked for, not a redirect
   for (int hop = 0; hop <= options_.max_redirects; ++hop) {
-    auto target = checkUrl(current, options_.allow);
-    if (!target.isOk()) {
-      if (hop == 0) return target.status();
-      return Status::error("fetch " + url +
-                           ": redirect refused, not followed: " + target.status().message());
-    }
+    auto target = checkHop(url, current, from_scheme, options_.allow);
+    if (!target.isOk()) return target.status();
     auto addresses = checkedAddresses(target->host, *target->rule);
     if (!addresses.isOk())
       return Status::error("fetch " + current + ": " + addresses.status().message());
     Hop result;
+    std::optional<DeadlineGuard> guard;
     try {
-      const auto port = target->uri.getPort();
-      result = exchange(target.value(), connectTo(addresses.value(), port, deadline), options_,
-                        deadline);
+      auto socket = connectTo(addresses.value(), target->uri.getPort(), deadline);
+      guard.emplace(socket, deadline);
+      result = exchange(target.value(), socket, options_, deadline);
     } catch (const Poco::Net::SSLException& e) {
+      if (guard && guard->fired()) return Status::retry(timed_out);
       return tlsFailure(current, target->host, e);
     } catch (const Poco::Exception& e) {
+      if (guard && guard->fired()) return Status::retry(timed_out);
       return Status::retry("fetch " + current + ": " + e.displayText());
     }
+    // A body cut short by the guard reads as an ordinary end: never return it as the page.
+    if (guard->fired()) return Status::retry(timed_out);
     if (result.location.empty()) return result.result;
+    if (Clock::now() >= deadline) return Status::retry(timed_out);
     current = Poco::URI(target->uri, result.location).toString();
-    if (Clock::now() >= deadline) return Status::retry("fetch " + url + ": timed out");
+    from_scheme = target->uri.getScheme();
   }
   return Status::error("fetch " + url + ": more than " + std::to_string(options_.max_redirects) +
                        " redirects; stopped");

@@ -1,6 +1,6 @@
 // gantry-fetch: an MCP stdio server that GETs pages on an exact-host allowlist (DESIGN 11).
 //
-//   gantry-fetch --allow HOST [--allow HOST...] [--max-bytes N] [--timeout S]
+//   gantry-fetch --allow HOST[:PORT][=CIDR] [--allow ...] [--max-bytes N] [--timeout S]
 //                [--hosts FILE] [--allow-loopback (tests only)]
 #include <Poco/Net/SSLManager.h>
 #include <unistd.h>
@@ -15,7 +15,7 @@ namespace {
 using namespace gantry;
 
 constexpr const char* kUsage =
-    "usage: gantry-fetch --allow HOST[=CIDR] [--allow ...] [--max-bytes N] [--timeout S] "
+    "usage: gantry-fetch --allow HOST[:PORT][=CIDR] [--allow ...] [--max-bytes N] [--timeout S] "
     "[--hosts FILE]";
 
 int usageError(const std::string& message) {
