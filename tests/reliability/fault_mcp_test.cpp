@@ -101,6 +101,16 @@ TEST_CASE("garbage lines from an MCP server are skipped and the answer still arr
   CHECK(firstToolResult(outcome).find("after garbage") != std::string::npos);
 }
 
+TEST_CASE("a malformed answer to a call fails that call at once, not at the tool timeout",
+          "[faults][mcp][attack]") {
+  auto outcome = twoTurns("fault-mcp-malformed", "fake__garbage", R"({"answer":"malformed"})");
+  checkSurvived(outcome);
+  INFO(firstToolResult(outcome));
+  CHECK(firstToolResult(outcome).find("answered this call with malformed JSON") !=
+        std::string::npos);
+  CHECK(firstToolResult(outcome).find("TOOL_TIMEOUT_SECONDS") == std::string::npos);
+}
+
 TEST_CASE("an MCP server flooding notifications does not stall the call or the turn",
           "[faults][mcp]") {
   auto outcome =

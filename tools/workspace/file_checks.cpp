@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 
+#include <set>
+
 #include "common/utf8.h"
 
 namespace gantry::workspace {
@@ -74,6 +76,30 @@ Result<Fd> openDirectory(const ConfinedRoot& root, const RelPath& path) {
   auto probe = root.openAt(path, O_PATH);
   if (probe.isOk()) return refused(path, "is not a directory");
   return dir.status();
+}
+
+std::optional<std::string> runsCode(const RelPath& path) {
+  static const std::set<std::string> start_up = {
+      ".envrc",    ".bashrc",   ".bash_profile",   ".bash_login", ".bash_logout", ".profile",
+      ".zshrc",    ".zshenv",   ".zprofile",       ".zlogin",     ".zlogout",     ".kshrc",
+      ".cshrc",    ".tcshrc",   ".login",          ".logout",     ".gitconfig",   ".xinitrc",
+      ".xsession", ".xprofile", ".pam_environment"};
+  static const std::set<std::string> config_dirs = {"autostart", "systemd", "fish", "git",
+                                                    "environment.d"};
+  for (std::size_t i = 0; i < path.parts.size(); ++i) {
+    const std::string& part = path.parts[i];
+    if (part == ".git") return "is inside a .git folder, whose hooks and config run commands";
+    if (part == ".ssh")
+      return "is inside a .ssh folder (keys that let a login in, commands run at login)";
+    if (part == ".config" && i + 1 < path.parts.size() && config_dirs.count(path.parts[i + 1])) {
+      return "is a start-up configuration under .config/" + path.parts[i + 1] +
+             " that runs commands";
+    }
+  }
+  if (start_up.count(path.leaf())) {
+    return "is a shell or session start-up file (" + path.leaf() + ") that runs commands";
+  }
+  return std::nullopt;
 }
 
 }  // namespace gantry::workspace

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "gantry/status.h"
@@ -29,6 +30,11 @@ Result<OpenFile> openRegular(const ConfinedRoot& root, const RelPath& path, int 
 
 /// "path 'x': why".
 Status refused(const RelPath& path, const std::string& why);
+
+/// Why writing path would let its content run as code the next time a person or a tool
+/// works in the folder (a git hook or config, .envrc, a shell or session start-up file, ssh
+/// keys), or nullopt. Matched on the names, whatever the file's content.
+std::optional<std::string> runsCode(const RelPath& path);
 
 /// Checks path text and opens it beneath root as a directory for reading entries.
 Result<Fd> openDirectory(const ConfinedRoot& root, const RelPath& path);

@@ -1,7 +1,7 @@
 // gantry-workspace: an MCP stdio server confined to one directory (DESIGN 11).
 //
-//   gantry-workspace --root DIR [--write] [--delete] [--max-file-bytes N] [--max-list N]
-//                    [--resolve=auto|openat2|walk]
+//   gantry-workspace --root DIR [--write] [--delete] [--allow-exec-files] [--max-file-bytes N]
+//                    [--max-list N] [--resolve=auto|openat2|walk]
 #include <unistd.h>
 
 #include <iostream>
@@ -14,7 +14,8 @@ namespace {
 using namespace gantry;
 
 constexpr const char* kUsage =
-    "usage: gantry-workspace --root DIR [--write] [--delete] [--max-file-bytes N] "
+    "usage: gantry-workspace --root DIR [--write] [--delete] [--allow-exec-files] "
+    "[--max-file-bytes N] "
     "[--max-list N] [--resolve=auto|openat2|walk]";
 
 Result<workspace::Resolver> resolverFrom(const std::string& name) {
@@ -49,6 +50,7 @@ Result<Options> options(const toolserver::CliArgs& args) {
   out.resolver = resolver.value();
   out.limits.max_file_bytes = max_bytes.value();
   out.limits.max_list = max_list.value();
+  out.limits.exec_files = args.has("allow-exec-files");
   out.grants = {args.has("write"), args.has("delete")};
   return out;
 }
@@ -57,7 +59,7 @@ Result<Options> options(const toolserver::CliArgs& args) {
 
 int main(int argc, char** argv) {
   auto args = toolserver::parseCli(argc, argv, {"root", "max-file-bytes", "max-list", "resolve"},
-                                   {"write", "delete", "help"});
+                                   {"write", "delete", "allow-exec-files", "help"});
   if (!args.isOk()) return usageError(args.status().message());
   if (args->has("help")) return std::cout << kUsage << "\n", 0;
   auto opts = options(args.value());

@@ -19,6 +19,8 @@ struct Limits {
   std::uint64_t max_file_bytes = std::uint64_t{1024} * 1024;
   std::uint64_t max_list = 1000;   ///< entries listed or search hits returned
   std::uint64_t max_scan = 10000;  ///< entries a search visits
+  /// --allow-exec-files: names that run code (runsCode) may be written and moved to.
+  bool exec_files = false;
 };
 
 /// Lines [offset, offset + limit) of a UTF-8 text file (offset counts from 0). A file that is
@@ -38,11 +40,15 @@ Result<std::string> searchFiles(const ConfinedRoot& root, const std::string& pat
                                 const std::string& glob, const std::string& text,
                                 const Limits& limits);
 
+/// Writes, appends and moves refuse a destination that runs code (runsCode) unless
+/// limits.exec_files.
+
 /// Type, size, mode, link count and modification time of path (a symlink is described,
 /// not followed).
 Result<std::string> fileInfo(const ConfinedRoot& root, const std::string& path);
 
-/// Creates or replaces path with content atomically (a temporary file renamed over it).
+/// Creates or replaces path with content atomically (a temporary file renamed over it). A
+/// replaced file keeps its read and write bits, never an execute bit.
 Result<std::string> writeFile(const ConfinedRoot& root, const std::string& path,
                               const std::string& content, const Limits& limits);
 
@@ -54,7 +60,8 @@ Result<std::string> appendFile(const ConfinedRoot& root, const std::string& path
 Result<std::string> makeDir(const ConfinedRoot& root, const std::string& path);
 
 /// Renames from to to (both beneath the root); refuses to replace an existing to.
-Result<std::string> move(const ConfinedRoot& root, const std::string& from, const std::string& to);
+Result<std::string> move(const ConfinedRoot& root, const std::string& from, const std::string& to,
+                         const Limits& limits);
 
 /// Removes a file, a symlink (not its target) or an empty directory.
 Result<std::string> remove(const ConfinedRoot& root, const std::string& path);

@@ -97,10 +97,11 @@ void addWriteTools(toolserver::StdioServer& server, const ConfinedRoot& root,
   server.add({"make_dir", "Create a directory and any missing parents.",
               objectSchema(props({{"path", pathProp()}}), {"path"}),
               [&](const Object::Ptr& a) { return toResult(makeDir(root, text(a, "path"))); }});
-  server.add(
-      {"move", "Rename a file or directory; both ends stay under the root; never replaces.",
-       objectSchema(props({{"from", pathProp()}, {"to", pathProp()}}), {"from", "to"}),
-       [&](const Object::Ptr& a) { return toResult(move(root, text(a, "from"), text(a, "to"))); }});
+  server.add({"move", "Rename a file or directory; both ends stay under the root; never replaces.",
+              objectSchema(props({{"from", pathProp()}, {"to", pathProp()}}), {"from", "to"}),
+              [&](const Object::Ptr& a) {
+                return toResult(move(root, text(a, "from"), text(a, "to"), limits));
+              }});
 }
 
 }  // namespace

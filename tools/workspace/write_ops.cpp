@@ -27,6 +27,18 @@ Result<RelPath> changeablePath(const std::string& text) {
   return path;
 }
 
+/// A path whose content may be written: changeable, and not one that runs code unless the
+/// owner allowed those.
+Result<RelPath> writablePath(const std::string& text, const Limits& limits) {
+  auto path = changeablePath(text);
+  if (!path.isOk() || limits.exec_files) return path;
+  if (auto why = runsCode(path.value())) {
+    return refused(path.value(),
+                   *why + "; refused (gantry-workspace --allow-exec-files allows it)");
+  }
+  return path;
+}
+
 Status checkContent(const RelPath& path, const std::string& content, std::uint64_t total,
                     const Limits& limits) {
   if (!toolserver::isValidUtf8(content)) return refused(path, "content is not valid UTF-8 text");
@@ -57,7 +69,7 @@ Status checkReplaceable(int dir, const RelPath& path, mode_t* mode) {
   if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
     return refused(path, "is a " + typeName(st.st_mode) + "; only files are replaced");
   }
-  if (S_ISREG(st.st_mode)) *mode = st.st_mode & 0777;
+  if (S_ISREG(st.st_mode)) *mode = st.st_mode & 0666;  // a replacement is never made executable
   return Status::ok();
 }
 
@@ -103,7 +115,7 @@ Status makeOne(const ConfinedRoot& root, const RelPath& path) {
 
 Result<std::string> writeFile(const ConfinedRoot& root, const std::string& path_text,
                               const std::string& content, const Limits& limits) {
-  auto path = changeablePath(path_text);
+  auto path = writablePath(path_text, limits);
   if (!path.isOk()) return path.status();
   if (auto s = checkContent(path.value(), content, content.size(), limits); !s.isOk()) return s;
   auto dir = root.openParent(path.value());
@@ -122,7 +134,7 @@ Result<std::string> writeFile(const ConfinedRoot& root, const std::string& path_
 
 Result<std::string> appendFile(const ConfinedRoot& root, const std::string& path_text,
                                const std::string& content, const Limits& limits) {
-  auto path = changeablePath(path_text);
+  auto path = writablePath(path_text, limits);
   if (!path.isOk()) return path.status();
   if (auto s = checkContent(path.value(), content, content.size(), limits); !s.isOk()) return s;
   auto file = openRegular(root, path.value(), O_WRONLY | O_APPEND, limits.max_file_bytes);
@@ -148,10 +160,10 @@ Result<std::string> makeDir(const ConfinedRoot& root, const std::string& path_te
 }
 
 Result<std::string> move(const ConfinedRoot& root, const std::string& from_text,
-                         const std::string& to_text) {
+                         const std::string& to_text, const Limits& limits) {
   auto from = changeablePath(from_text);
   if (!from.isOk()) return from.status();
-  auto to = changeablePath(to_text);
+  auto to = writablePath(to_text, limits);
   if (!to.isOk()) return to.status();
   auto from_dir = root.openParent(from.value());
   if (!from_dir.isOk()) return from_dir.status();

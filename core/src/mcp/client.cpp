@@ -240,7 +240,7 @@ void Client::onMessage(std::string_view text) {
     log::warn("mcp_bad_message", {{"server", server_},
                                   {"error", messages.status().message().substr(0, 200)},
                                   {"line", std::string(text.substr(0, 200))}});
-    return;
+    return failMalformedAnswer(text, messages.status().message());
   }
   for (const auto& message : messages.value()) {
     using Kind = jsonrpc::Message::Kind;
@@ -260,6 +260,18 @@ void Client::onMessage(std::string_view text) {
                  {{"server", server_}, {"id", message.id.isEmpty() ? "" : message.id.toString()}});
     }
   }
+}
+
+// A line that is not JSON but names one of our calls' ids is that call's answer, broken: the
+// call fails now rather than at the tool timeout. One with a "method" is a request of the
+// server's (its ids are not ours); a line with no id at all is skipped noise.
+void Client::failMalformedAnswer(std::string_view text, const std::string& error) {
+  if (text.find("\"method\"") != std::string_view::npos) return;
+  const auto id = jsonrpc::findResponseId(text);
+  if (!id) return;
+  finish(*id, {Status::error("the server answered this call with malformed JSON (" +
+                             error.substr(0, 120) + ")"),
+               nullptr});
 }
 
 void Client::handleServerRequest(const Poco::Dynamic::Var& id, const std::string& method) {

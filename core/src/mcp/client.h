@@ -81,6 +81,7 @@ class Client final : private TransportHandler {
   void onOversize(std::optional<std::int64_t> request_id, std::size_t length) override;
   void onRequestFailed(std::int64_t request_id, const Status& status) override;
   void onClosed(const std::string& reason) override;
+  void failMalformedAnswer(std::string_view text, const std::string& error);
   void handleServerRequest(const Poco::Dynamic::Var& id, const std::string& method);
   void handleNotification(const std::string& method);
 

@@ -214,6 +214,11 @@ void callTool(State& state, const Poco::Dynamic::Var& id, const Object::Ptr& par
     while (true) std::this_thread::sleep_for(std::chrono::seconds(60));
   }
   if (name == "garbage") {
+    if (argument(params, "answer", "") == "malformed") {
+      // An answer to this call, cut off mid-object, and nothing after it.
+      return writeLine(R"({"jsonrpc":"2.0","id":)" + id.toString() +
+                       R"(,"result":{"content":[{"type":"text","text":"cut)");
+    }
     writeLine("this is not json");
     writeLine("{\"broken\": ");
     writeLine("[1,2,3]");
