@@ -514,3 +514,37 @@ TEST_CASE("the start after a kill runs quick_check, the start after a clean stop
   CHECK(after_kill.err.find(R"("reason":"no clean stop")") != std::string::npos);
   CHECK(after_kill.out == "echo: still there?\n");
 }
+
+TEST_CASE("a credential bound for plain http to a host that is not loopback stops boot",
+          "[e2e][attack]") {
+  FakeOpenAiServer llm;
+  Workspace ws("plain-http");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  // Nothing is ever sent there: boot stops before any connection (203.0.113.0/24 is TEST-NET-3).
+  auto remote = env;
+  remote["LLM_BASE_URL"] = "http://203.0.113.5:8080/v1";
+  remote["LLM_API_KEY"] = "sk-plain-http-test";
+  auto r = runGantry(remote, "hello\n");
+  INFO(r.err);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("LLM_BASE_URL=http://203.0.113.5:8080/v1 would send LLM_API_KEY in clear") !=
+        std::string::npos);
+  CHECK(r.err.find("ALLOW_INSECURE_HTTP=true") != std::string::npos);
+  CHECK(r.out.empty());
+  CHECK(llm.requests().empty());
+
+  ws.write("remote-mcp.toml",
+           "[[server]]\nname = \"remote\"\nurl = \"http://203.0.113.5/mcp\"\n"
+           "headers = { Authorization = \"Bearer tok-plain-http\" }\n");
+  auto manifest = env;
+  manifest["MCP_MANIFEST"] = ws.path() + "/remote-mcp.toml";
+  auto m = runGantry(manifest, "hello\n");
+  INFO(m.err);
+  CHECK(m.code == 1);
+  CHECK(m.err.find("MCP server remote: url http://203.0.113.5/mcp would send its headers in "
+                   "clear") != std::string::npos);
+  // Loopback over plain http is the local model server's normal case, key or not.
+  auto local = env;
+  local["LLM_API_KEY"] = "sk-loopback";
+  CHECK(runGantry(local, "hello\n").code == 0);
+}

@@ -237,6 +237,10 @@ class Daemon {
     provider_host_ = std::make_unique<CoreHost>(config_.provider, env_, store_.get(), stopping_);
     check(modules::checkConfig(channel_module, *channel_host_));
     check(modules::checkConfig(provider_module, *provider_host_));
+    if (!config_.allow_insecure_http) {
+      check(modules::checkPlainHttp(channel_module, *channel_host_));
+      check(modules::checkPlainHttp(provider_module, *provider_host_));
+    }
     redactSecrets(channel_module);
     redactSecrets(provider_module);
     module_provider_ = take(modules::createProvider(provider_module, *provider_host_));
@@ -269,6 +273,7 @@ class Daemon {
     mcp::Manifest manifest;
     if (fs::exists(config_.mcp_manifest)) {
       manifest = take(mcp::loadManifest(config_.mcp_manifest, secrets_));
+      if (!config_.allow_insecure_http) check(mcp::checkPlainHttp(manifest));
     } else {
       log::info("mcp_manifest_missing", {{"path", config_.mcp_manifest}, {"servers", "0"}});
     }

@@ -90,6 +90,7 @@ void readPaths(Reader& r, Config& c) {
   r.text("DATA_DIR", &c.data_dir);
   r.text("MCP_MANIFEST", &c.mcp_manifest);
   c.mcp_sandbox = r.oneOf("MCP_SANDBOX", {"on", "off"}) != 1;
+  r.boolean("ALLOW_INSECURE_HTTP", &c.allow_insecure_http);
   r.text("GANTRY_MODULE_DIR", &c.module_dir);
 }
 

@@ -22,7 +22,9 @@ struct Config {
   std::string data_dir = "/data";
   std::string mcp_manifest = "/etc/gantry/mcp.toml";
   bool mcp_sandbox = true;  ///< MCP_SANDBOX: stdio servers start inside Landlock
-  std::string module_dir;   ///< empty: the build tree's modules/ or the install default
+  /// ALLOW_INSECURE_HTTP: a credential may travel over plain http to a host not loopback.
+  bool allow_insecure_http = false;
+  std::string module_dir;  ///< empty: the build tree's modules/ or the install default
   int history_max_messages = 200;
   int history_max_tokens = 128000;
   int tool_result_max_chars = 16000;

@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 
+#include "config/plain_http.h"
 #include "config/secret_ref.h"
 
 namespace gantry::mcp {
@@ -334,6 +335,16 @@ Result<Manifest> loadManifest(const std::string& path, const config::SecretLooku
   readServers(root, manifest, check);
   if (check.failed()) return Status::error(check.error());
   return manifest;
+}
+
+Status checkPlainHttp(const Manifest& manifest) {
+  for (const auto& server : manifest.servers) {
+    if (server.headers.empty() || !config::isPlainHttpToRemote(server.url)) continue;
+    return Status::error("MCP server " + server.name + ": url " + server.url +
+                         " would send its headers in clear over plain http to a host that is "
+                         "not loopback; use https, or set ALLOW_INSECURE_HTTP=true to allow it");
+  }
+  return Status::ok();
 }
 
 }  // namespace gantry::mcp

@@ -63,6 +63,11 @@ struct Manifest {
 Result<Manifest> loadManifest(const std::string& path,
                               const config::SecretLookup& secrets = nullptr);
 
+/// Refuses a Streamable HTTP server whose headers (its credentials) would travel in clear: a
+/// plain http:// url to a host that is not loopback. The error names the server and
+/// ALLOW_INSECURE_HTTP.
+Status checkPlainHttp(const Manifest& manifest);
+
 /// True when pattern is a usable tool-name glob (`*`, `?`, `[...]` with closed brackets).
 bool validGlob(const std::string& pattern);
 /// True when name matches glob (fnmatch semantics, no special treatment of '/').

@@ -10,6 +10,7 @@
 #include <map>
 #include <regex>
 
+#include "config/plain_http.h"
 #include "config/secret_ref.h"
 
 namespace fs = std::filesystem;
@@ -173,6 +174,23 @@ Status checkConfig(const Module& module, const Host& host) {
                            kindName(module.desc->kind) + " module \"" + module.desc->name +
                            "\" but not set");
     }
+  }
+  return Status::ok();
+}
+
+Status checkPlainHttp(const Module& module, const Host& host) {
+  const ConfigKey* secret = nullptr;
+  for (const ConfigKey* key = module.desc->config; key && key->name && !secret; ++key) {
+    auto value = host.config(key->name);
+    if (key->secret && value && !value->empty()) secret = key;
+  }
+  if (secret == nullptr) return Status::ok();
+  for (const ConfigKey* key = module.desc->config; key && key->name; ++key) {
+    auto value = host.config(key->name);
+    if (!value || !config::isPlainHttpToRemote(*value)) continue;
+    return Status::error(std::string(key->name) + "=" + *value + " would send " + secret->name +
+                         " in clear over plain http to a host that is not loopback; use https, "
+                         "or set ALLOW_INSECURE_HTTP=true to allow it");
   }
   return Status::ok();
 }

@@ -38,6 +38,11 @@ config::EnvLookup withDeclaredDefaults(config::EnvLookup env, const std::vector<
 /// Checks the module's required config keys are set (through host.config()).
 Status checkConfig(const Module& module, const Host& host);
 
+/// Refuses a module that would send a credential in clear: when one of its secret keys is
+/// set, none of its keys may hold a plain http:// URL to a host that is not loopback. The
+/// error names the URL's variable, the secret's and ALLOW_INSECURE_HTTP.
+Status checkPlainHttp(const Module& module, const Host& host);
+
 /// Runs the module's factory; a null result, a missing factory or an exception is an error.
 Result<std::unique_ptr<Channel>> createChannel(const Module& module, Host& host);
 Result<std::unique_ptr<Provider>> createProvider(const Module& module, Host& host);
