@@ -14,6 +14,7 @@
 #include <map>
 #include <mutex>
 
+#include "fakes/stop_promptly.h"
 #include "tools/support/scratch_dir.h"
 #include "tools/support/server_process.h"
 
@@ -109,6 +110,7 @@ struct LocalSite {
                                new Poco::Net::HTTPServerParams};
   LocalSite() { server.start(); }
   ~LocalSite() {
+    gantry::testing::wakeAcceptLoop(server);
     server.stopAll(true);
     threads.joinAll();
   }
