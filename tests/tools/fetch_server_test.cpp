@@ -15,6 +15,7 @@
 #include <mutex>
 #include <thread>
 
+#include "fakes/stop_promptly.h"
 #include "tools/support/scratch_dir.h"
 #include "tools/support/server_process.h"
 
@@ -122,6 +123,7 @@ struct LocalSite {
                                new Poco::Net::HTTPServerParams};
   LocalSite() { server.start(); }
   ~LocalSite() {
+    gantry::testing::wakeAcceptLoop(server);
     server.stopAll(true);
     threads.joinAll();
   }

@@ -15,6 +15,8 @@
 
 #include <sstream>
 
+#include "fakes/stop_promptly.h"
+
 namespace gantry::testing {
 namespace {
 
@@ -109,6 +111,7 @@ FakeDiscord::~FakeDiscord() {
     std::lock_guard lock(mutex_);
     stopping_ = true;
   }
+  gantry::testing::wakeAcceptLoop(*server_);
   server_->stopAll(true);
   pool_.joinAll();
 }

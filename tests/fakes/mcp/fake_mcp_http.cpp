@@ -14,6 +14,8 @@
 
 #include <sstream>
 
+#include "fakes/stop_promptly.h"
+
 namespace gantry::testing {
 namespace {
 
@@ -283,6 +285,7 @@ FakeMcpHttp::~FakeMcpHttp() {
     state_->stopping = true;
   }
   state_->changed.notify_all();
+  gantry::testing::wakeAcceptLoop(*server_);
   server_->stopAll(true);
   threads_.joinAll();
 }

@@ -14,6 +14,7 @@
 #include "Poco/StreamCopier.h"
 #include "Poco/URI.h"
 #include "fake_openai_internal.h"
+#include "fakes/stop_promptly.h"
 
 namespace gantry::testing {
 namespace {
@@ -199,6 +200,7 @@ FakeOpenAiServer::~FakeOpenAiServer() {
     state_->stopping = true;
   }
   state_->wake.notify_all();
+  gantry::testing::wakeAcceptLoop(*server_);
   server_->stopAll(true);
   pool_.joinAll();
 }

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "fake_slack_impl.h"
+#include "fakes/stop_promptly.h"
 
 namespace gantry::fakes {
 namespace {
@@ -110,6 +111,7 @@ FakeSlack::Impl::~Impl() {
     for (auto& socket : sockets_) socket->closing = true;
   }
   if (dispatcher_.joinable()) dispatcher_.join();
+  gantry::testing::wakeAcceptLoop(*server_);
   server_->stopAll(true);
   pool_.joinAll();
 }

@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "fake_telegram_internal.h"
+#include "fakes/stop_promptly.h"
 
 namespace gantry::fakes {
 namespace {
@@ -96,6 +97,7 @@ void FakeTelegram::stop() {
     stopping_ = true;
   }
   changed_.notify_all();
+  gantry::testing::wakeAcceptLoop(*server_);
   server_->stopAll(true);
   pool_.joinAll();
 }

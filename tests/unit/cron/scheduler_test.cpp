@@ -225,12 +225,26 @@ TEST_CASE("the ticker thread runs a due job and stops when asked", "[cron][sched
 
 TEST_CASE("stop wakes a ticker that waits for a long tick", "[cron][scheduler]") {
   auto store = gantry::cron::test::openStore(gantry::cron::test::tempDbPath("sched_stop"));
-  Scheduler scheduler(*store, utcZone(), 3600, [](const CronJob&) { return Status::ok(); });
+  CronRepo(*store).add(makeJob("@hourly", gantry::store::nowMs() + kHour)).value();
+  std::atomic<int> looks{0};  // a pass with a job ahead reads the clock twice
+  Scheduler scheduler(
+      *store, utcZone(), 3600, [](const CronJob&) { return Status::ok(); },
+      [&] {
+        ++looks;
+        return gantry::store::nowMs();
+      });
   scheduler.start();
-  scheduler.start();  // idempotent
-  scheduler.stop();   // would hang for an hour without the wake-up
+  scheduler.start();  // idempotent: one ticker, one first pass
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (looks.load() < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  REQUIRE(looks.load() == 2);  // one pass: the ticker now waits an hour for the job's slot
+  const auto stopping = std::chrono::steady_clock::now();
   scheduler.stop();
-  SUCCEED("stopped");
+  CHECK(std::chrono::steady_clock::now() - stopping < std::chrono::seconds(5));
+  scheduler.stop();
+  CHECK(looks.load() == 2);  // woken to stop, not to look again
 }
 
 namespace {
@@ -283,9 +297,13 @@ TEST_CASE("while a job is scheduled the ticker looks again every tick", "[cron][
         return gantry::store::nowMs();
       });
   scheduler.start();
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // A pass with a job ahead reads the clock twice: a third read is the next tick's pass.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (looks.load() < 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   scheduler.stop();
-  CHECK(looks.load() >= 2);  // a clock set forward is caught up within a tick
+  CHECK(looks.load() >= 3);  // a clock set forward is caught up within a tick
 }
 
 TEST_CASE("a job added by cron_add wakes a ticker that has no job", "[cron][scheduler]") {

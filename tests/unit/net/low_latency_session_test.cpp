@@ -13,6 +13,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "fakes/stop_promptly.h"
+
 namespace {
 
 using Poco::Net::HTTPClientSession;
@@ -40,7 +42,10 @@ class EchoFactory final : public Poco::Net::HTTPRequestHandlerFactory {
 class EchoServer {
  public:
   EchoServer() : server_(new EchoFactory, Poco::Net::ServerSocket(0), params()) { server_.start(); }
-  ~EchoServer() { server_.stop(); }
+  ~EchoServer() {
+    gantry::testing::wakeAcceptLoop(server_);
+    server_.stop();
+  }
   Poco::UInt16 port() const { return server_.port(); }
 
  private:
