@@ -289,6 +289,55 @@ TEST_CASE("bad configuration fails boot with one line naming the variable", "[e2
   CHECK(r.err.find("stdio") != std::string::npos);  // lists what exists
 }
 
+TEST_CASE("a boot error is one human line with no log records before it, unless debug", "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("boot_line");
+  ws.write("bad.toml", "[servers.x\ncommand = 1\n");
+  auto base = gantry::e2e::stdioEnv(ws, llm.port());
+  base["LOG_LEVEL"] = "info";
+  struct Case {
+    std::string key, value, expected;
+  };
+  for (const auto& c : {Case{"MCP_MANIFEST", ws.path() + "/bad.toml", "bad.toml"},
+                        Case{"CRON_TZ", "Mars/Olympus", "CRON_TZ"},
+                        Case{"TOOL_SCHEMA_MAX_TOKENS", "1", "TOOL_SCHEMA_MAX_TOKENS"}}) {
+    auto env = base;
+    env[c.key] = c.value;
+    auto r = runGantry(env, "");
+    INFO(c.key << "=" << c.value << " stderr: " << r.err);
+    CHECK(r.code == 1);
+    CHECK(r.err.rfind("gantry: ", 0) == 0);
+    CHECK(r.err.find(c.expected) != std::string::npos);
+    CHECK(gantry::e2e::count(r.err, "\n") == 1);
+    CHECK(r.err.find("{\"ts\"") == std::string::npos);
+  }
+  // With LOG_LEVEL=debug what led up to it is still written, before the line.
+  auto env = base;
+  env["LOG_LEVEL"] = "debug";
+  env["CRON_TZ"] = "Mars/Olympus";
+  auto debug = runGantry(env, "");
+  CHECK(debug.err.find("{\"ts\"") != std::string::npos);
+  CHECK(debug.err.find("gantry: ") > debug.err.find("{\"ts\""));
+}
+
+TEST_CASE("operator commands print their result, not log records, unless LOG_LEVEL=debug",
+          "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("quiet_commands");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  REQUIRE(runGantry(env, "hello\n").code == 0);
+  env["LOG_LEVEL"] = "info";
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"doctor"}, {"tools"}, {"approvals"}, {"memory", "list"}, {"usage"}}) {
+    auto r = runGantry(env, "", args);
+    INFO(args[0] << " stderr: " << r.err);
+    CHECK(r.code == 0);
+    CHECK(r.err.find("{\"ts\"") == std::string::npos);
+  }
+  env["LOG_LEVEL"] = "debug";
+  CHECK(runGantry(env, "", {"tools"}).err.find("{\"ts\"") != std::string::npos);
+}
+
 TEST_CASE("SIGTERM lets the in-flight turn finish, then exits 0", "[e2e]") {
   FakeOpenAiServer llm;
   llm.addReply(R"({"content":"finished despite the signal","delay_ms":1500})");

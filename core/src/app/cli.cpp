@@ -2,6 +2,7 @@
 
 #include <sys/prctl.h>
 
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -85,6 +86,13 @@ int usageError(const std::string& message) {
   return 2;
 }
 
+/// An operator command prints its result, not the records of what it did: warnings and errors
+/// only, unless LOG_LEVEL=debug.
+void operatorLogLevel(LogLevel configured) {
+  log::setLevel(configured == LogLevel::kDebug ? configured
+                                               : std::max(configured, LogLevel::kWarn));
+}
+
 /// Loads config for an operator command; prints the error and returns null on failure.
 std::optional<config::Config> loadConfig() {
   auto config = config::load(config::processEnv(), vault::bootSecrets(config::processEnv()));
@@ -92,7 +100,7 @@ std::optional<config::Config> loadConfig() {
     std::cerr << "gantry: " << config.status().message() << "\n";
     return std::nullopt;
   }
-  log::setLevel(config->log_level);
+  operatorLogLevel(config->log_level);
   return config.value();
 }
 
@@ -352,6 +360,13 @@ int main(int argc, char** argv) {
   if (command == "init") return initCommand(args, std::cout, std::cerr);
   auto it = kCommands.find(command);
   if (it == kCommands.end()) return usageError("unknown command \"" + command + "\"");
+  // Before the command reads its configuration (some never do): LOG_LEVEL as it is set.
+  if (command != "run") {
+    LogLevel configured = LogLevel::kInfo;
+    const auto level_env = config::processEnv()("LOG_LEVEL");
+    if (level_env) log::parseLevel(*level_env, &configured);
+    operatorLogLevel(configured);
+  }
   try {
     return it->second(args);
   } catch (const std::exception& e) {
