@@ -481,7 +481,7 @@ TEST_CASE("gantry search prints the matching messages of the record, one per lin
   CHECK(runGantry(env, "", {"search", "x", "--limit", "zero"}).code == 2);
 }
 
-TEST_CASE("every model call leaves a usage row, and gantry usage prints the day's totals",
+TEST_CASE("every model call leaves a usage row, and gantry usage prints the day's totals by model",
           "[e2e]") {
   FakeOpenAiServer llm;
   llm.addReply(
@@ -496,7 +496,10 @@ TEST_CASE("every model call leaves a usage row, and gantry usage prints the day'
   auto usage = runGantry(env, "", {"usage", "--days", "1"});
   INFO(usage.err);
   CHECK(usage.code == 0);
-  CHECK(usage.out.find("\t2\t250\t15\t100\n") != std::string::npos);
+  // One row per model the responses named, each with its own calls and tokens.
+  CHECK(usage.out.find("\tserved-model:q4\t1\t120\t7\t100\n") != std::string::npos);
+  CHECK(usage.out.find("\t" + env.at("LLM_MODEL") + "\t1\t130\t8\t0\n") != std::string::npos);
+  CHECK(gantry::e2e::count(usage.out, "\n") == 2);
   // The model as the endpoint named it in its response, else the configured one.
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open_v2((ws.data() + "/gantry.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) ==

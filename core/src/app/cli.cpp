@@ -62,7 +62,7 @@ commands:
                       pending approvals of `ask` tools; one call in full; decide one
   secret set NAME | list | rm NAME   keep secrets in DATA_DIR/vault (value from stdin)
   search QUERY [--limit N]   search what the user and the model said
-  usage [--days N]    model calls and tokens per day
+  usage [--days N]    model calls and tokens per day and model
   tokens [CHAT_ID]    a chat's standing prompt, estimated part by part (as /tokens)
   perf                the last 10 turns: model, first-token and tool ms, rounds, prompt tokens
   toolstats           per tool: calls, ok, errors, mean and max ms, result chars; repairs
@@ -246,9 +246,10 @@ int searchCommand(const Args& args) {
 
 int usageCommand(const Args& args) {
   if (wantsHelp(args)) {
-    std::cout << "usage: gantry usage [--days N]\nModel calls per UTC day over the last N days "
-                 "(default 7): date, calls, prompt, completion and cached tokens; a trailing "
-                 "'est:K' says K calls' tokens are chars/4 estimates.\n";
+    std::cout << "usage: gantry usage [--days N]\nModel calls per UTC day and model over the "
+                 "last N days (default 7): date, model (as the responses named it), calls, "
+                 "prompt, completion and cached tokens; a trailing 'est:K' says K calls' tokens "
+                 "are chars/4 estimates.\n";
     return 0;
   }
   int days = 7;
@@ -258,11 +259,11 @@ int usageCommand(const Args& args) {
   if (!config) return 1;
   auto store = openStore(*config, store::Access::kReadOnly);
   if (!store) return 1;
-  auto rows = store::UsageRepo(*store).daily(days, store::nowMs());
+  auto rows = store::UsageRepo(*store).daily(days, store::nowMs(), true);
   if (!rows.isOk()) return std::cerr << "gantry: " << rows.status().message() << "\n", 1;
   for (const auto& day : rows.value()) {
-    std::cout << day.date << "\t" << day.calls << "\t" << day.prompt_tokens << "\t"
-              << day.completion_tokens << "\t" << day.cached_tokens
+    std::cout << day.date << "\t" << day.model << "\t" << day.calls << "\t" << day.prompt_tokens
+              << "\t" << day.completion_tokens << "\t" << day.cached_tokens
               << (day.estimated_calls > 0 ? "\test:" + std::to_string(day.estimated_calls) : "")
               << "\n";
   }
