@@ -320,6 +320,21 @@ TEST_CASE("a boot error is one human line with no log records before it, unless 
   CHECK(debug.err.find("gantry: ") > debug.err.find("{\"ts\""));
 }
 
+TEST_CASE("a manifest error names the sample manifest where this binary finds it", "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("example_path");
+  ws.write("mcp.toml", "[[server]]\nname = \"x\"\ncommand = \"true\"\ncolour = \"red\"\n");
+  auto r = runGantry(gantry::e2e::stdioEnv(ws, llm.port()), "");
+  INFO(r.err);
+  CHECK(r.code == 1);
+  const auto at = r.err.find("every key is shown in ");
+  REQUIRE(at != std::string::npos);
+  const auto start = at + std::string("every key is shown in ").size();
+  const std::string path = r.err.substr(start, r.err.find(')', start) - start);
+  CHECK(path.size() > std::string("mcp.toml.example").size());
+  CHECK(std::filesystem::exists(path));  // a checkout's etc/, or the package's examples
+}
+
 TEST_CASE("operator commands print their result, not log records, unless LOG_LEVEL=debug",
           "[e2e]") {
   FakeOpenAiServer llm;
