@@ -289,6 +289,70 @@ TEST_CASE("bad configuration fails boot with one line naming the variable", "[e2
   CHECK(r.err.find("stdio") != std::string::npos);  // lists what exists
 }
 
+TEST_CASE("a boot error is one human line with no log records before it, unless debug", "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("boot_line");
+  ws.write("bad.toml", "[servers.x\ncommand = 1\n");
+  auto base = gantry::e2e::stdioEnv(ws, llm.port());
+  base["LOG_LEVEL"] = "info";
+  struct Case {
+    std::string key, value, expected;
+  };
+  for (const auto& c : {Case{"MCP_MANIFEST", ws.path() + "/bad.toml", "bad.toml"},
+                        Case{"CRON_TZ", "Mars/Olympus", "CRON_TZ"},
+                        Case{"TOOL_SCHEMA_MAX_TOKENS", "1", "TOOL_SCHEMA_MAX_TOKENS"}}) {
+    auto env = base;
+    env[c.key] = c.value;
+    auto r = runGantry(env, "");
+    INFO(c.key << "=" << c.value << " stderr: " << r.err);
+    CHECK(r.code == 1);
+    CHECK(r.err.rfind("gantry: ", 0) == 0);
+    CHECK(r.err.find(c.expected) != std::string::npos);
+    CHECK(gantry::e2e::count(r.err, "\n") == 1);
+    CHECK(r.err.find("{\"ts\"") == std::string::npos);
+  }
+  // With LOG_LEVEL=debug what led up to it is still written, before the line.
+  auto env = base;
+  env["LOG_LEVEL"] = "debug";
+  env["CRON_TZ"] = "Mars/Olympus";
+  auto debug = runGantry(env, "");
+  CHECK(debug.err.find("{\"ts\"") != std::string::npos);
+  CHECK(debug.err.find("gantry: ") > debug.err.find("{\"ts\""));
+}
+
+TEST_CASE("a manifest error names the sample manifest where this binary finds it", "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("example_path");
+  ws.write("mcp.toml", "[[server]]\nname = \"x\"\ncommand = \"true\"\ncolour = \"red\"\n");
+  auto r = runGantry(gantry::e2e::stdioEnv(ws, llm.port()), "");
+  INFO(r.err);
+  CHECK(r.code == 1);
+  const auto at = r.err.find("every key is shown in ");
+  REQUIRE(at != std::string::npos);
+  const auto start = at + std::string("every key is shown in ").size();
+  const std::string path = r.err.substr(start, r.err.find(')', start) - start);
+  CHECK(path.size() > std::string("mcp.toml.example").size());
+  CHECK(std::filesystem::exists(path));  // a checkout's etc/, or the package's examples
+}
+
+TEST_CASE("operator commands print their result, not log records, unless LOG_LEVEL=debug",
+          "[e2e]") {
+  FakeOpenAiServer llm;
+  Workspace ws("quiet_commands");
+  auto env = gantry::e2e::stdioEnv(ws, llm.port());
+  REQUIRE(runGantry(env, "hello\n").code == 0);
+  env["LOG_LEVEL"] = "info";
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"doctor"}, {"tools"}, {"approvals"}, {"memory", "list"}, {"usage"}}) {
+    auto r = runGantry(env, "", args);
+    INFO(args[0] << " stderr: " << r.err);
+    CHECK(r.code == 0);
+    CHECK(r.err.find("{\"ts\"") == std::string::npos);
+  }
+  env["LOG_LEVEL"] = "debug";
+  CHECK(runGantry(env, "", {"tools"}).err.find("{\"ts\"") != std::string::npos);
+}
+
 TEST_CASE("SIGTERM lets the in-flight turn finish, then exits 0", "[e2e]") {
   FakeOpenAiServer llm;
   llm.addReply(R"({"content":"finished despite the signal","delay_ms":1500})");
@@ -432,7 +496,7 @@ TEST_CASE("gantry search prints the matching messages of the record, one per lin
   CHECK(runGantry(env, "", {"search", "x", "--limit", "zero"}).code == 2);
 }
 
-TEST_CASE("every model call leaves a usage row, and gantry usage prints the day's totals",
+TEST_CASE("every model call leaves a usage row, and gantry usage prints the day's totals by model",
           "[e2e]") {
   FakeOpenAiServer llm;
   llm.addReply(
@@ -447,7 +511,10 @@ TEST_CASE("every model call leaves a usage row, and gantry usage prints the day'
   auto usage = runGantry(env, "", {"usage", "--days", "1"});
   INFO(usage.err);
   CHECK(usage.code == 0);
-  CHECK(usage.out.find("\t2\t250\t15\t100\n") != std::string::npos);
+  // One row per model the responses named, each with its own calls and tokens.
+  CHECK(usage.out.find("\tserved-model:q4\t1\t120\t7\t100\n") != std::string::npos);
+  CHECK(usage.out.find("\t" + env.at("LLM_MODEL") + "\t1\t130\t8\t0\n") != std::string::npos);
+  CHECK(gantry::e2e::count(usage.out, "\n") == 2);
   // The model as the endpoint named it in its response, else the configured one.
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open_v2((ws.data() + "/gantry.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) ==

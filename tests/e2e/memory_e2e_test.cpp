@@ -135,3 +135,48 @@ TEST_CASE("a 300-message conversation stays bounded and recalls a fact from mess
   CHECK(turns.back().system.find("summary") != std::string::npos);
   CHECK(asked->system.find("summary") != std::string::npos);
 }
+
+TEST_CASE("a memory that contradicts the persona is not sent, and the owner is told once",
+          "[e2e][memory]") {
+  Workspace workspace("persona_conflict");
+  const std::string line = "- Hates tea; drinks coffee.";
+  workspace.write("persona/USER.md", "# About the owner\n" + line + "\n");
+  int64_t tea = 0;
+  {
+    auto store = gantry::store::Store::open(workspace.data() + "/gantry.db");
+    REQUIRE(store.isOk());
+    gantry::store::MemoryRepo memory(*store.value());
+    tea = memory.insert({"preference", "tea", "loves tea", "chat", 1.0, 0}).value();
+    REQUIRE(memory.insert({"fact", "garden", "grows basil", "chat", 1.0, 0}).isOk());
+    REQUIRE(memory.insertConflict("tea", "loves tea", line, tea).isOk());
+  }
+  FakeOpenAiServer llm;
+  llm.addReply(R"({"content":"first reply"})");
+  llm.addReply(R"({"content":"second reply"})");
+  llm.addReply(R"({"content":"third reply"})");
+  auto env = environment(workspace, llm);
+  auto run = gantry::e2e::runGantry(env, "Shall I make tea?\nAnd the garden, tea?\n");
+  INFO(run.err.substr(0, 4000));
+  REQUIRE(run.code == 0);
+  const std::string id = std::to_string(tea);
+  CHECK(gantry::e2e::count(run.out, "Memory #" + id + " contradicts your persona") == 1);
+  CHECK(run.out.find(line) != std::string::npos);
+  CHECK(run.out.find("gantry memory forget " + id) != std::string::npos);
+  CHECK(run.out.find("edit the persona") != std::string::npos);
+  CHECK(run.out.find("Memory #") < run.out.find("first reply"));
+
+  auto requests = llm.requests();
+  REQUIRE(requests.size() == 2);
+  for (const auto& body : requests) {
+    const Request request = parse(body);
+    CHECK(body.find("loves tea") == std::string::npos);
+    CHECK(body.find("grows basil") != std::string::npos);
+    CHECK(request.system.find("The persona above outranks them") != std::string::npos);
+  }
+
+  // Told once: a later run says nothing more, and still withholds the row.
+  auto again = gantry::e2e::runGantry(env, "Tea?\n");
+  REQUIRE(again.code == 0);
+  CHECK(again.out.find("Memory #") == std::string::npos);
+  CHECK(llm.requests().back().find("loves tea") == std::string::npos);
+}

@@ -102,6 +102,9 @@ class Agent::Turn {
     return continuation ? runDecidedCall() : Status::ok();
   }
 
+  /// Memory is hydrated into this turn's messages, so the system message frames it.
+  bool memoryFramed() const { return static_cast<bool>(a_.options_.conversation.hydrate); }
+
   int maxRounds() const { return request_.max_rounds.value_or(a_.options_.tool_max_iterations); }
   bool wrappingUp() const { return request_.wrap_up && request_.wrap_up->cancelled(); }
 
@@ -148,7 +151,7 @@ class Agent::Turn {
       a_.publication_->beginTurn(request_.chat_id);
       listing_ = a_.publication_->listingBlock();
     }
-    system_ = systemMessage(persona_, listing_, conversation_.summary());
+    system_ = systemMessage(persona_, listing_, conversation_.summary(), memoryFramed());
     return conversation_.bound();
   }
 
@@ -433,7 +436,8 @@ class Agent::Turn {
                           history,
                           a_.schemaSizes(request_.chat_id),
                           sent_tokens_,
-                          cached_tokens_};
+                          cached_tokens_,
+                          memoryFramed()};
     return store::StoredBudget{request_.chat_id, store::nowMs(), promptBudget(prompt)};
   }
 
@@ -535,6 +539,7 @@ StandingPrompt Agent::standingPrompt(const std::string& chat_id) {
     }
   }
   prompt.persona = persona();
+  prompt.memory_framing = static_cast<bool>(options_.conversation.hydrate);
   if (publication_) prompt.listing = publication_->listingBlock();
   prompt.schemas = schemaSizes(chat_id);
   store::MessageRepo messages(store_);

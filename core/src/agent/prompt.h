@@ -13,10 +13,13 @@ namespace gantry::agent {
 
 /// The fixed sentence that frames tool output as data. Part of the stable prefix.
 extern const char* const kToolFraming;
+/// The fixed sentences that frame the `[memory]` block as recalled notes the persona outranks
+/// (DESIGN 3.1). Part of the stable prefix when memory is hydrated.
+extern const char* const kMemoryFraming;
 
-/// The system message: persona, framing, and the tool servers' listing and the block of
-/// summary when they are not empty.
+/// The system message: persona, framing (the memory framing when memory_framing), and the
+/// tool servers' listing and the block of summary when they are not empty.
 ChatMessage systemMessage(const std::string& persona, const std::string& listing,
-                          const std::string& summary);
+                          const std::string& summary, bool memory_framing = false);
 
 }  // namespace gantry::agent

@@ -32,6 +32,7 @@ std::vector<BudgetRow> promptBudget(const StandingPrompt& prompt) {
   std::vector<BudgetRow> rows;
   rows.push_back({"persona", textTokens(prompt.persona), ""});
   rows.push_back({"tool framing", textTokens(kToolFraming), ""});
+  if (prompt.memory_framing) rows.push_back({"memory framing", textTokens(kMemoryFraming), ""});
   if (!prompt.listing.empty()) rows.push_back({"server listing", textTokens(prompt.listing), ""});
   for (const auto& [server, size] : prompt.schemas) {
     rows.push_back({"schemas " + (server.empty() ? std::string("built-in") : server),

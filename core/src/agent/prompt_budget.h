@@ -31,6 +31,7 @@ struct StandingPrompt {
   /// a prompt cache could keep from the request before (agent/cache_estimate.h).
   std::size_t last_turn_sent = 0;
   std::size_t last_turn_cached = 0;
+  bool memory_framing = false;  ///< the system message frames the `[memory]` block
 };
 
 /// The size of messages as the history part counts it.

@@ -2,6 +2,7 @@
 
 #include <sys/prctl.h>
 
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -61,7 +62,7 @@ commands:
                       pending approvals of `ask` tools; one call in full; decide one
   secret set NAME | list | rm NAME   keep secrets in DATA_DIR/vault (value from stdin)
   search QUERY [--limit N]   search what the user and the model said
-  usage [--days N]    model calls and tokens per day
+  usage [--days N]    model calls and tokens per day and model
   tokens [CHAT_ID]    a chat's standing prompt, estimated part by part (as /tokens)
   perf                the last 10 turns: model, first-token and tool ms, rounds, prompt tokens
   toolstats           per tool: calls, ok, errors, mean and max ms, result chars; repairs
@@ -85,6 +86,13 @@ int usageError(const std::string& message) {
   return 2;
 }
 
+/// An operator command prints its result, not the records of what it did: warnings and errors
+/// only, unless LOG_LEVEL=debug.
+void operatorLogLevel(LogLevel configured) {
+  log::setLevel(configured == LogLevel::kDebug ? configured
+                                               : std::max(configured, LogLevel::kWarn));
+}
+
 /// Loads config for an operator command; prints the error and returns null on failure.
 std::optional<config::Config> loadConfig() {
   auto config = config::load(config::processEnv(), vault::bootSecrets(config::processEnv()));
@@ -92,7 +100,7 @@ std::optional<config::Config> loadConfig() {
     std::cerr << "gantry: " << config.status().message() << "\n";
     return std::nullopt;
   }
-  log::setLevel(config->log_level);
+  operatorLogLevel(config->log_level);
   return config.value();
 }
 
@@ -238,9 +246,10 @@ int searchCommand(const Args& args) {
 
 int usageCommand(const Args& args) {
   if (wantsHelp(args)) {
-    std::cout << "usage: gantry usage [--days N]\nModel calls per UTC day over the last N days "
-                 "(default 7): date, calls, prompt, completion and cached tokens; a trailing "
-                 "'est:K' says K calls' tokens are chars/4 estimates.\n";
+    std::cout << "usage: gantry usage [--days N]\nModel calls per UTC day and model over the "
+                 "last N days (default 7): date, model (as the responses named it), calls, "
+                 "prompt, completion and cached tokens; a trailing 'est:K' says K calls' tokens "
+                 "are chars/4 estimates.\n";
     return 0;
   }
   int days = 7;
@@ -250,11 +259,11 @@ int usageCommand(const Args& args) {
   if (!config) return 1;
   auto store = openStore(*config, store::Access::kReadOnly);
   if (!store) return 1;
-  auto rows = store::UsageRepo(*store).daily(days, store::nowMs());
+  auto rows = store::UsageRepo(*store).daily(days, store::nowMs(), true);
   if (!rows.isOk()) return std::cerr << "gantry: " << rows.status().message() << "\n", 1;
   for (const auto& day : rows.value()) {
-    std::cout << day.date << "\t" << day.calls << "\t" << day.prompt_tokens << "\t"
-              << day.completion_tokens << "\t" << day.cached_tokens
+    std::cout << day.date << "\t" << day.model << "\t" << day.calls << "\t" << day.prompt_tokens
+              << "\t" << day.completion_tokens << "\t" << day.cached_tokens
               << (day.estimated_calls > 0 ? "\test:" + std::to_string(day.estimated_calls) : "")
               << "\n";
   }
@@ -352,6 +361,13 @@ int main(int argc, char** argv) {
   if (command == "init") return initCommand(args, std::cout, std::cerr);
   auto it = kCommands.find(command);
   if (it == kCommands.end()) return usageError("unknown command \"" + command + "\"");
+  // Before the command reads its configuration (some never do): LOG_LEVEL as it is set.
+  if (command != "run") {
+    LogLevel configured = LogLevel::kInfo;
+    const auto level_env = config::processEnv()("LOG_LEVEL");
+    if (level_env) log::parseLevel(*level_env, &configured);
+    operatorLogLevel(configured);
+  }
   try {
     return it->second(args);
   } catch (const std::exception& e) {

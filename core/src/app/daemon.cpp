@@ -39,6 +39,7 @@
 #include "memory/hydration.h"
 #include "memory/memory_stats.h"
 #include "memory/memory_tools.h"
+#include "memory/persona_conflicts.h"
 #include "modules/loader.h"
 #include "persona/persona.h"
 #include "store/heartbeat_repo.h"
@@ -81,6 +82,7 @@ class Daemon {
  public:
   int run() {
     boot();
+    log::releaseHeld();
     serve();
     return stop();
   }
@@ -308,6 +310,7 @@ class Daemon {
     if (!config_.memory_enabled) return;
     if (config_.memory_backend == "builtin") {
       memory_repo_ = std::make_unique<store::MemoryRepo>(*store_);
+      persona_conflicts_ = std::make_unique<memory::PersonaConflicts>(*store_, persona_.text);
       memory_tools_ = std::make_unique<memory::MemoryTools>(*memory_repo_);
     } else {
       std::string server = config_.memory_backend.substr(4), error;
@@ -353,8 +356,8 @@ class Daemon {
     options.bounds.max_messages = config_.history_max_messages;
     options.bounds.max_tokens = config_.history_max_tokens;
     if (auto* memory = memory_repo_.get()) {
-      options.hydrate = [memory](const std::string& text) {
-        return memory::hydrationBlock(*memory, text);
+      options.hydrate = [memory, conflicts = persona_conflicts_.get()](const std::string& text) {
+        return memory::hydrationBlock(*memory, text, 30, conflicts->withheldRows());
       };
     }
     options.now = [zone = clockZone()] { return cron::describeTime(store::nowMs(), zone); };
@@ -377,6 +380,13 @@ class Daemon {
     options.stream.trace = config_.tool_trace;
     options.stream.spinup_ms = config_.spinup_notice_ms;
     options.coalesce_settle_ms = config_.coalesce_settle_ms;
+    if (auto* conflicts = persona_conflicts_.get()) {
+      options.owner_note = [conflicts] {
+        auto note = conflicts->untold();
+        return chat::OwnerNote{note.text,
+                               [conflicts, ids = note.conflict_ids] { conflicts->told(ids); }};
+      };
+    }
     return options;
   }
 
@@ -506,6 +516,7 @@ class Daemon {
     }
     agent_->setPersona(persona->text);
     if (consolidator_) consolidator_->setPersona(persona->user);
+    if (persona_conflicts_) persona_conflicts_->setPersona(persona->text);
     log::info("persona_reloaded", {{"files", std::to_string(persona->files.size())}});
   }
 
@@ -571,6 +582,7 @@ class Daemon {
   std::unique_ptr<ErrorReporter> reporter_;
   std::unique_ptr<mcp::McpHost> mcp_;
   std::unique_ptr<store::MemoryRepo> memory_repo_;
+  std::unique_ptr<memory::PersonaConflicts> persona_conflicts_;  ///< with memory_repo_
   std::unique_ptr<tools::ToolSource> memory_tools_;
   std::optional<cron::Zone> zone_;
   std::unique_ptr<cron::Scheduler> scheduler_;  ///< stopped in stop(); outlives cron_tools_' hook
@@ -607,6 +619,7 @@ int runDaemon() {
   // a turn in bench_host, 0.1-0.3 ms with this; without the setting no difference showed.
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
   blockSignals();
+  log::holdRecords();  // a failed boot prints its one line only (released once booted)
   try {
     {
       Daemon daemon;
@@ -615,8 +628,13 @@ int runDaemon() {
     }  // everything closed (database, servers, sockets) before the new image starts
     return reexecSelf();
   } catch (const BootError& e) {
+    // What led up to it, for LOG_LEVEL=debug only.
+    log::level() == LogLevel::kDebug ? log::releaseHeld() : log::dropHeld();
     std::cerr << "gantry: " << log::redact(e.message) << "\n";
     return 1;
+  } catch (...) {
+    log::releaseHeld();
+    throw;
   }
 }
 

@@ -30,8 +30,17 @@
 
 namespace gantry::chat {
 
+/// Something to tell the owner before their next turn; told() is called once text was sent.
+struct OwnerNote {
+  std::string text;  ///< "" for nothing
+  std::function<void()> told;
+};
+
 struct ChatOptions {
   StreamOptions stream;
+  /// Asked before each turn of the owner's (not scheduled ones), on the chat's worker; unset
+  /// tells nothing (the persona's conflicts with memory, memory/persona_conflicts.h).
+  std::function<OwnerNote()> owner_note;
   int coalesce_settle_ms = 2000;  ///< 0 = off: every message is its own turn
   /// What the settle time is measured by; not owned, outlives the service.
   SettleClock* settle_clock = &steadySettleClock();

@@ -158,6 +158,7 @@ void ChatService::Worker::waitForQuiet(std::unique_lock<std::mutex>& lock) {
 }
 
 void ChatService::Worker::run(Bubbles& bubbles) {
+  tellOwner();
   agent::TurnRequest request;
   request.text = bubbles.message.text;
   request.images = bubbles.message.images;
@@ -173,6 +174,14 @@ void ChatService::Worker::run(Bubbles& bubbles) {
     bubbles.inbox_ids.clear();  // marked handled when the turn recorded it
     queue_.emplace_front(std::move(bubbles));
   }
+}
+
+/// The note the application has for the owner goes ahead of the turn's reply, once.
+void ChatService::Worker::tellOwner() {
+  if (!s_.options_.owner_note) return;
+  OwnerNote note = s_.options_.owner_note();
+  if (note.text.empty()) return;
+  if (s_.channel_.send(chat_id_, note.text).isOk() && note.told) note.told();
 }
 
 /// On ordered input nothing runs beside the command, so /cancel finds nothing to halt and

@@ -67,6 +67,7 @@ class ChatService::Worker {
   bool idleLocked() const;
 
   void run(Bubbles& bubbles);
+  void tellOwner();
   void run(Command& command);
   void run(Scheduled& scheduled);
   void run(Resume& resume);

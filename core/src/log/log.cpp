@@ -17,6 +17,10 @@ std::mutex g_mutex;
 Redactor g_redactor;
 std::atomic<Tap> g_tap{nullptr};
 std::atomic<void*> g_tap_ctx{nullptr};
+// Boot's records, while held (under g_mutex); bounded, the oldest kept.
+constexpr std::size_t kMaxHeld = 1000;
+bool g_holding = false;
+std::vector<std::string> g_held;
 
 const char* levelName(LogLevel level) {
   switch (level) {
@@ -118,10 +122,33 @@ void write(LogLevel lvl, std::string_view msg, const LogFields& fields) {
   line = redact(std::move(line));
   {
     std::lock_guard lock(g_mutex);
-    std::fwrite(line.data(), 1, line.size(), stderr);
-    std::fflush(stderr);
+    if (g_holding) {
+      if (g_held.size() < kMaxHeld) g_held.push_back(line);
+    } else {
+      std::fwrite(line.data(), 1, line.size(), stderr);
+      std::fflush(stderr);
+    }
   }
   if (Tap tap = g_tap.load()) tap(g_tap_ctx.load(), lvl, line);
+}
+
+void holdRecords() {
+  std::lock_guard lock(g_mutex);
+  g_holding = true;
+}
+
+void releaseHeld() {
+  std::lock_guard lock(g_mutex);
+  for (const auto& line : g_held) std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fflush(stderr);
+  g_held.clear();
+  g_holding = false;
+}
+
+void dropHeld() {
+  std::lock_guard lock(g_mutex);
+  g_held.clear();
+  g_holding = false;
 }
 
 void setTap(Tap tap, void* ctx) {

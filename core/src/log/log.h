@@ -41,6 +41,14 @@ inline void error(std::string_view msg, const LogFields& f = {}) {
   write(LogLevel::kError, msg, f);
 }
 
+/// Boot (DESIGN 3: a failed boot prints one line): from holdRecords() on, records are kept
+/// instead of written, until releaseHeld() writes them (boot succeeded) or dropHeld() drops
+/// them (boot failed; its one line says why). At most 1000 are kept. Thread-safe; the tap
+/// still sees each record as it is made.
+void holdRecords();
+void releaseHeld();
+void dropHeld();
+
 /// Escapes text as the inside of a JSON string literal (no quotes added).
 std::string jsonEscape(std::string_view text);
 

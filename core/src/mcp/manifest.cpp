@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 
+#include "config/example_files.h"
 #include "config/plain_http.h"
 #include "config/secret_ref.h"
 
@@ -247,7 +248,7 @@ ServerSpec readServer(const toml::table& table, Checker& check) {
     if (reader == readers().end()) {
       check.fail(
           key.source(), name,
-          "unknown key (every key is shown in /usr/share/doc/gantry/examples/mcp.toml.example)");
+          "unknown key (every key is shown in " + config::exampleFile("mcp.toml.example") + ")");
       continue;
     }
     reader->second(node, name, spec, check);

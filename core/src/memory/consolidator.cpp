@@ -11,6 +11,7 @@
 
 #include "log/log.h"
 #include "memory/consolidation_prompt.h"
+#include "memory/persona_conflicts.h"
 #include "store/kv_repo.h"
 #include "store/session_repo.h"
 
@@ -114,7 +115,10 @@ Result<Proposal> parseProposal(const std::string& reply) {
       if (entry.type() != typeid(Poco::JSON::Object::Ptr)) continue;
       auto c = entry.extract<Poco::JSON::Object::Ptr>();
       Proposal::Conflict conflict{stringOf(*c, "subject"), stringOf(*c, "content"),
-                                  stringOf(*c, "persona_excerpt")};
+                                  stringOf(*c, "persona_excerpt"), 0};
+      if (c->has("memory_id") && c->get("memory_id").isInteger()) {
+        conflict.memory_id = c->get("memory_id").convert<Poco::Int64>();
+      }
       if (!blank(conflict.content)) proposal.conflicts.push_back(std::move(conflict));
     }
     for (const auto& entry : *memories) {
@@ -130,17 +134,37 @@ Result<Proposal> parseProposal(const std::string& reply) {
 
 namespace {
 
-// Applies proposals: conflicts recorded, new rows written, shown duplicates linked.
-Result<ConsolidationReport> apply(store::MemoryRepo& repo, const Proposal& proposal,
-                                  const std::vector<store::MemoryRow>& existing,
-                                  ConsolidationReport report) {
-  for (const auto& conflict : proposal.conflicts) {
-    auto id = repo.insertConflict(conflict.subject, conflict.content, conflict.persona_excerpt);
-    if (!id.isOk()) return id.status();
-    ++report.conflicts;
+// Records a conflict. It names its row only when that row was shown and the persona line it
+// contradicts is found: a row is withheld from the prompt only for a line the persona holds.
+Status recordConflict(store::MemoryRepo& repo, const Proposal::Conflict& conflict,
+                      const std::set<int64_t>& shown, const std::string& persona) {
+  std::string line = personaLineOf(persona, conflict.persona_excerpt);
+  int64_t row = shown.count(conflict.memory_id) ? conflict.memory_id : 0;
+  if (row != 0 && line.empty()) {
+    log::warn("memory: a conflict's persona excerpt is not in the persona; the row is kept",
+              {{"memory_id", std::to_string(row)}});
+    row = 0;
   }
+  auto id = repo.insertConflict(conflict.subject, conflict.content,
+                                line.empty() ? conflict.persona_excerpt : line, row);
+  return id.isOk() ? Status::ok() : id.status();
+}
+
+// Applies proposals: conflicts recorded, new rows written, shown duplicates linked.
+// episodes are the ids of the episodes the model was shown.
+Result<ConsolidationReport> apply(store::MemoryRepo& repo, const Proposal& proposal,
+                                  const ConsolidationInput& input,
+                                  const std::vector<int64_t>& episodes,
+                                  ConsolidationReport report) {
+  const auto& existing = input.existing;
   std::set<int64_t> shown;
   for (const auto& row : existing) shown.insert(row.id);
+  std::set<int64_t> rows = shown;
+  rows.insert(episodes.begin(), episodes.end());
+  for (const auto& conflict : proposal.conflicts) {
+    if (Status s = recordConflict(repo, conflict, rows, input.persona); !s.isOk()) return s;
+    ++report.conflicts;
+  }
   for (const auto& memory : proposal.memories) {
     if (isConflict(proposal, memory)) continue;
     if (std::any_of(existing.begin(), existing.end(), [&](const auto& row) {
@@ -262,7 +286,7 @@ Result<ConsolidationReport> Consolidator::runOnce(const CancelToken& cancel) {
   std::vector<int64_t> included;
   auto proposal = ask(consolidationRequest(input.value(), options_, &included), cancel);
   if (!proposal.isOk()) return proposal.status();
-  auto applied = apply(repo, proposal.value(), input->existing, report);
+  auto applied = apply(repo, proposal.value(), input.value(), included, report);
   if (!applied.isOk()) return applied.status();
   if (Status s = repo.markConsolidated(included); !s.isOk()) return s;
   kv.set(kKvNamespace, kSummariesSeenKey, std::to_string(now_ms));

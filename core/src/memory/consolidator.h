@@ -7,13 +7,17 @@
 ///
 ///     {"memories":  [{"kind": "fact|preference|person|insight", "subject": "…",
 ///                     "content": "…", "confidence": 0.8, "supersedes": [12, 14]}],
-///      "conflicts": [{"subject": "…", "content": "…", "persona_excerpt": "…"}]}
+///      "conflicts": [{"subject": "…", "content": "…", "persona_excerpt": "…",
+///                     "memory_id": 12}]}
 ///
 /// - memories become rows with source=consolidation; exact duplicates of an active row are
 ///   not written again; ids in "supersedes" (only ids shown to the model) are linked to the
 ///   new row through superseded_by, never deleted;
 /// - conflicts (contradictions with the persona, which wins) go to memory_conflicts for the
-///   human and are never written as memories; the persona itself is never changed;
+///   human and are never written as memories; the persona itself is never changed. One whose
+///   memory_id is a row shown to the model and whose excerpt is found in the persona names
+///   that row and keeps the whole persona line it contradicts: the row is then withheld from
+///   the prompt and the owner told (memory/persona_conflicts.h);
 /// - a reply that is not such a JSON object writes nothing and is logged; the episodes stay
 ///   unconsolidated for the next pass.
 
@@ -65,6 +69,7 @@ struct Proposal {
   };
   struct Conflict {
     std::string subject, content, persona_excerpt;
+    int64_t memory_id = 0;  ///< the shown row that holds it; 0: none
   };
   std::vector<Memory> memories;
   std::vector<Conflict> conflicts;

@@ -44,11 +44,12 @@ std::vector<store::MemoryRow> candidates(store::MemoryRepo& repo, std::string_vi
 
 }  // namespace
 
-std::string hydrationBlock(store::MemoryRepo& repo, std::string_view current_message,
-                           int max_rows) {
+std::string hydrationBlock(store::MemoryRepo& repo, std::string_view current_message, int max_rows,
+                           const std::set<int64_t>& withheld) {
   if (max_rows <= 0) return "";
   int64_t now_ms = store::nowMs();
   auto rows = candidates(repo, current_message, max_rows, now_ms);
+  std::erase_if(rows, [&](const store::MemoryRow& row) { return withheld.count(row.id) != 0; });
   if (rows.empty()) return "";
   rank(rows, now_ms, static_cast<std::size_t>(max_rows));
   std::string block = "[memory]\n";

@@ -463,6 +463,9 @@ std::vector<MemoryRow> deleteChains(Db& db, const std::vector<int64_t>& ids) {
   Transaction tx(db);
   session << chain + "SELECT " + kColumns + ", 0.0 FROM memory m WHERE m.id IN chain ORDER BY m.id",
       into(removed), now;
+  // A contradiction held by a row that goes is resolved with it (before the delete: the chain
+  // is read from the rows).
+  session << chain + "UPDATE memory_conflicts SET resolved = 1 WHERE memory_id IN chain", now;
   session << chain + "DELETE FROM memory WHERE id IN chain", now;
   tx.commit();
   return toRows(removed);
@@ -638,13 +641,15 @@ Status MemoryRepo::markConsolidated(const std::vector<int64_t>& ids) {
 }
 
 Result<int64_t> MemoryRepo::insertConflict(const std::string& subject, const std::string& content,
-                                           const std::string& persona_excerpt) {
+                                           const std::string& persona_excerpt, int64_t memory_id) {
   return locked(store_, "memory", "conflict", [&](Poco::Data::Session& session) -> Result<int64_t> {
     Poco::Int64 id = 0, at = nowMs();
     std::string s = subject, c = content, p = persona_excerpt;
+    Poco::Nullable<Poco::Int64> row;
+    if (memory_id != 0) row = memory_id;
     session << "INSERT INTO memory_conflicts(memory_subject, memory_content, persona_excerpt, "
-               "created_at) VALUES (?, ?, ?, ?) RETURNING id",
-        use(s), use(c), use(p), use(at), into(id), now;
+               "created_at, memory_id) VALUES (?, ?, ?, ?, ?) RETURNING id",
+        use(s), use(c), use(p), use(at), use(row), into(id), now;
     return static_cast<int64_t>(id);
   });
 }
@@ -653,22 +658,32 @@ Result<std::vector<MemoryConflict>> MemoryRepo::conflicts(bool include_resolved)
   return locked(
       store_, "memory", "conflicts",
       [&](Poco::Data::Session& session) -> Result<std::vector<MemoryConflict>> {
-        std::vector<
-            Poco::Tuple<Poco::Int64, std::string, std::string, std::string, Poco::Int64, int>>
+        std::vector<Poco::Tuple<Poco::Int64, std::string, std::string, std::string, Poco::Int64,
+                                int, Poco::Int64, Poco::Int64>>
             rows;
         int all = include_resolved ? 1 : 0;
-        session
-            << "SELECT id, memory_subject, memory_content, persona_excerpt, created_at, resolved "
-               "FROM memory_conflicts WHERE ? = 1 OR resolved = 0 ORDER BY id DESC",
+        session << "SELECT id, memory_subject, memory_content, persona_excerpt, created_at, "
+                   "resolved, IFNULL(memory_id, 0), IFNULL(told_at, 0) FROM memory_conflicts "
+                   "WHERE ? = 1 OR resolved = 0 ORDER BY id DESC",
             use(all), into(rows), now;
         std::vector<MemoryConflict> out;
         out.reserve(rows.size());
         for (const auto& t : rows) {
-          out.push_back(
-              {t.get<0>(), t.get<1>(), t.get<2>(), t.get<3>(), t.get<4>(), t.get<5>() != 0});
+          out.push_back({t.get<0>(), t.get<1>(), t.get<2>(), t.get<3>(), t.get<4>(),
+                         t.get<5>() != 0, t.get<6>(), t.get<7>()});
         }
         return out;
       });
+}
+
+Status MemoryRepo::markConflictsTold(const std::vector<int64_t>& ids) {
+  if (ids.empty()) return Status::ok();
+  return locked(store_, "memory", "conflict told", [&](Poco::Data::Session& session) -> Status {
+    Poco::Int64 at = nowMs();
+    session << "UPDATE memory_conflicts SET told_at = ? WHERE id IN (" + idList(ids) + ")", use(at),
+        now;
+    return Status::ok();
+  });
 }
 
 }  // namespace gantry::store

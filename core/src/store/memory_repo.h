@@ -87,6 +87,8 @@ struct MemoryConflict {
   std::string persona_excerpt;
   int64_t created_at = 0;
   bool resolved = false;
+  int64_t memory_id = 0;  ///< the row that holds the contradiction; 0: none (never stored)
+  int64_t told_at = 0;    ///< when the owner was told in the chat; 0: not yet
 };
 
 /// How the words of an FTS query combine.
@@ -153,11 +155,14 @@ class MemoryRepo {
   /// Sets consolidated = 1 on the given rows.
   Status markConsolidated(const std::vector<int64_t>& ids);
 
-  /// Records a contradiction with the persona; returns its id.
+  /// Records a contradiction with the persona; returns its id. memory_id (0: none) is the row
+  /// that holds it. Deleting that row (forgetById, forgetByQuery, an expiry) resolves it.
   Result<int64_t> insertConflict(const std::string& subject, const std::string& content,
-                                 const std::string& persona_excerpt);
+                                 const std::string& persona_excerpt, int64_t memory_id = 0);
   /// Conflicts newest first; unresolved only unless include_resolved.
   Result<std::vector<MemoryConflict>> conflicts(bool include_resolved = false);
+  /// Sets told_at of the given conflicts to now.
+  Status markConflictsTold(const std::vector<int64_t>& ids);
 
  private:
   Store& store_;

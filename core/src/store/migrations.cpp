@@ -411,11 +411,19 @@ constexpr std::string_view kV14 = R"sql(
 ALTER TABLE sessions ADD COLUMN collapsed_through INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// A contradiction with the persona names the memory row that holds it, when there is one
+// (memory_id), so that row is withheld from the prompt while the contradiction stands; told_at
+// is when the owner was told about it in the chat (once).
+constexpr std::string_view kV15 = R"sql(
+ALTER TABLE memory_conflicts ADD COLUMN memory_id INTEGER;
+ALTER TABLE memory_conflicts ADD COLUMN told_at INTEGER;
+)sql";
+
 }  // namespace
 
 const std::vector<std::string_view>& migrations() {
-  static const std::vector<std::string_view> kAll = {kV1, kV2, kV3,  kV4,  kV5,  kV6,  kV7,
-                                                     kV8, kV9, kV10, kV11, kV12, kV13, kV14};
+  static const std::vector<std::string_view> kAll = {kV1, kV2,  kV3,  kV4,  kV5,  kV6,  kV7, kV8,
+                                                     kV9, kV10, kV11, kV12, kV13, kV14, kV15};
   return kAll;
 }
 

@@ -35,25 +35,26 @@ Status UsageRepo::record(const UsageRow& row, const std::string* model_outcome) 
   });
 }
 
-Result<std::vector<UsageDay>> UsageRepo::daily(int days, int64_t now_ms) {
+Result<std::vector<UsageDay>> UsageRepo::daily(int days, int64_t now_ms, bool by_model) {
   return locked(
       store_, "usage", "daily", [&](Poco::Data::Session& session) -> Result<std::vector<UsageDay>> {
         flushPending(store_.db());  // this process's calls count as soon as they end
         // Midnight UTC `days - 1` days ago: today counts as one day.
         Poco::Int64 since = (now_ms / 86400000 - (days - 1)) * 86400000;
-        std::vector<Poco::Tuple<std::string, Poco::Int64, Poco::Int64, Poco::Int64, Poco::Int64,
-                                Poco::Int64>>
+        std::vector<Poco::Tuple<std::string, std::string, Poco::Int64, Poco::Int64, Poco::Int64,
+                                Poco::Int64, Poco::Int64>>
             rows;
-        session << "SELECT strftime('%Y-%m-%d', at / 1000, 'unixepoch') AS day, "
-                   "count(*), sum(prompt_tokens), sum(completion_tokens), "
-                   "sum(cached_tokens), sum(estimated) FROM usage WHERE at >= ? "
-                   "GROUP BY day ORDER BY day",
+        const std::string model = by_model ? "model" : "''";
+        session << "SELECT strftime('%Y-%m-%d', at / 1000, 'unixepoch') AS day, " + model +
+                       " AS m, count(*), sum(prompt_tokens), sum(completion_tokens), "
+                       "sum(cached_tokens), sum(estimated) FROM usage WHERE at >= ? "
+                       "GROUP BY day, m ORDER BY day, m",
             use(since), into(rows), now;
         std::vector<UsageDay> out;
         out.reserve(rows.size());
         for (const auto& row : rows) {
-          out.push_back(
-              {row.get<0>(), row.get<1>(), row.get<2>(), row.get<3>(), row.get<4>(), row.get<5>()});
+          out.push_back({row.get<0>(), row.get<1>(), row.get<2>(), row.get<3>(), row.get<4>(),
+                         row.get<5>(), row.get<6>()});
         }
         return out;
       });

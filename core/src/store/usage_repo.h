@@ -30,9 +30,10 @@ struct PendingUsage {
   int64_t outcome_at = 0;
 };
 
-/// Totals of one UTC day.
+/// Totals of one UTC day, or of one model on that day.
 struct UsageDay {
-  std::string date;  ///< YYYY-MM-DD
+  std::string date;   ///< YYYY-MM-DD
+  std::string model;  ///< the model the calls' responses named; "" for every model
   int64_t calls = 0, prompt_tokens = 0, completion_tokens = 0, cached_tokens = 0;
   int64_t estimated_calls = 0;  ///< calls whose tokens are estimates
 };
@@ -46,8 +47,9 @@ class UsageRepo {
   /// turn's tool calls, reply or close follow its model call within microseconds), see
   /// store/pending_writes.h. Other access modes write them at once.
   Status record(const UsageRow& row, const std::string* model_outcome = nullptr);
-  /// One row per UTC day with calls, oldest first, over the last `days` days up to now_ms.
-  Result<std::vector<UsageDay>> daily(int days, int64_t now_ms);
+  /// One row per UTC day with calls, oldest first, over the last `days` days up to now_ms;
+  /// by_model: one row per day and model, each day's models by name.
+  Result<std::vector<UsageDay>> daily(int days, int64_t now_ms, bool by_model = false);
 
  private:
   Store& store_;

@@ -22,3 +22,14 @@ TEST_CASE("a system message without listing or summary ends with the framing", "
   const ChatMessage system = agent::systemMessage("p", "", "");
   CHECK(system.content == std::string("p\n\n") + agent::kToolFraming);
 }
+
+TEST_CASE(
+    "with memory on, the system message frames the memory block as notes the persona "
+    "outranks",
+    "[agent]") {
+  const ChatMessage system = agent::systemMessage("p", "", "", true);
+  CHECK(system.content ==
+        std::string("p\n\n") + agent::kToolFraming + "\n\n" + agent::kMemoryFraming);
+  CHECK(std::string(agent::kMemoryFraming).find("[memory]") != std::string::npos);
+  CHECK(std::string(agent::kMemoryFraming).find("persona above outranks") != std::string::npos);
+}

@@ -137,9 +137,43 @@ TEST_CASE("contradictions with the persona are recorded, not stored", "[memory]"
   CHECK(report->written == 0);
   auto conflicts = repo.conflicts().value();
   REQUIRE(conflicts.size() == 1);
-  CHECK(conflicts[0].persona_excerpt == "The user is vegetarian");
+  // The whole persona line the excerpt is found in.
+  CHECK(conflicts[0].persona_excerpt == "The user is vegetarian and lives in Bergen.");
   CHECK(repo.search("meat", 10).value().empty());
   CHECK(persona == kPersona);
+}
+
+TEST_CASE("a conflict names the shown row that holds it and the persona line it contradicts",
+          "[memory]") {
+  TempStore temp;
+  MemoryRepo repo(temp.store());
+  int64_t meat = repo.insert(NewMemory{"preference", "diet", "eats meat", "chat", 1.0, 0}).value();
+  int64_t e1 = episode(repo, "dinner", "ordered a steak");
+  ScriptedProvider provider;
+  provider.reply(R"({"memories":[],"conflicts":[)"
+                 R"({"subject":"diet","content":"eats meat","persona_excerpt":"user is )"
+                 R"(vegetarian","memory_id":)" +
+                 std::to_string(meat) +
+                 R"(},{"subject":"dinner","content":"steak","persona_excerpt":"vegetarian",)"
+                 R"("memory_id":)" +
+                 std::to_string(e1) +
+                 R"(},{"subject":"x","content":"y","persona_excerpt":"vegetarian",)"
+                 R"("memory_id":999},)"
+                 R"({"subject":"z","content":"w","persona_excerpt":"likes opera",)"
+                 R"("memory_id":)" +
+                 std::to_string(meat) + "}]}");
+  Consolidator consolidator(temp.store(), provider, kPersona);
+  CancelToken cancel;
+  REQUIRE(consolidator.runOnce(cancel).isOk());
+  auto conflicts = repo.conflicts().value();  // newest first
+  REQUIRE(conflicts.size() == 4);
+  CHECK(conflicts[3].memory_id == meat);
+  CHECK(conflicts[3].persona_excerpt == "The user is vegetarian and lives in Bergen.");
+  CHECK(conflicts[2].memory_id == e1);
+  CHECK(conflicts[1].memory_id == 0);  // never shown
+  CHECK(conflicts[0].memory_id == 0);  // not in the persona
+  CHECK(conflicts[0].persona_excerpt == "likes opera");
+  CHECK(provider.requests[0][0].content.find("\"memory_id\"") != std::string::npos);
 }
 
 TEST_CASE("a pass with nothing to read skips the model and purges expired rows", "[memory]") {
