@@ -148,7 +148,7 @@ class Agent::Turn {
       a_.publication_->beginTurn(request_.chat_id);
       listing_ = a_.publication_->listingBlock();
     }
-    system_ = systemMessage(persona_, listing_, conversation_.summary());
+    system_ = systemMessage(persona_, listing_, conversation_.summary(), request_.scheduled);
     return conversation_.bound();
   }
 

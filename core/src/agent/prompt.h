@@ -6,6 +6,7 @@
 /// as sent (session/context_tail.h).
 
 #include <string>
+#include <string_view>
 
 #include "gantry/message.h"
 
@@ -14,9 +15,19 @@ namespace gantry::agent {
 /// The fixed sentence that frames tool output as data. Part of the stable prefix.
 extern const char* const kToolFraming;
 
+/// What a scheduled turn (a cron job's or a watch's) is told last in its system message:
+/// that a reply of exactly kSilentReply posts nothing.
+extern const char* const kScheduledFraming;
+/// The whole reply of a scheduled turn that has nothing to tell the owner.
+inline constexpr std::string_view kSilentReply = "[silent]";
+
 /// The system message: persona, framing, and the tool servers' listing and the block of
-/// summary when they are not empty.
+/// summary when they are not empty; a scheduled turn's ends with kScheduledFraming (after
+/// everything else, so the cached prefix is the owner's turns').
 ChatMessage systemMessage(const std::string& persona, const std::string& listing,
-                          const std::string& summary);
+                          const std::string& summary, bool scheduled = false);
+
+/// True when reply, trimmed, is exactly kSilentReply.
+bool isSilentReply(std::string_view reply);
 
 }  // namespace gantry::agent

@@ -22,3 +22,19 @@ TEST_CASE("a system message without listing or summary ends with the framing", "
   const ChatMessage system = agent::systemMessage("p", "", "");
   CHECK(system.content == std::string("p\n\n") + agent::kToolFraming);
 }
+
+TEST_CASE("a scheduled turn's system message ends saying that [silent] posts nothing", "[agent]") {
+  const ChatMessage owner = agent::systemMessage("p", "[tools]", "they met");
+  const ChatMessage scheduled = agent::systemMessage("p", "[tools]", "they met", true);
+  CHECK(scheduled.content == owner.content + "\n\n" + agent::kScheduledFraming);
+  CHECK(scheduled.content.find("[silent]") != std::string::npos);
+  CHECK(owner.content.find("[silent]") == std::string::npos);
+}
+
+TEST_CASE("only a whole reply of [silent] is silent", "[agent]") {
+  CHECK(agent::isSilentReply("[silent]"));
+  CHECK(agent::isSilentReply("  [silent]\n"));
+  CHECK_FALSE(agent::isSilentReply("[silent] but here is news"));
+  CHECK_FALSE(agent::isSilentReply("Nothing new. [silent]"));
+  CHECK_FALSE(agent::isSilentReply(""));
+}
