@@ -299,6 +299,31 @@ void handle(State& state, const Object::Ptr& message) {
   respondError(id, -32601, "method not found");
 }
 
+/// An option with a value; false when arg is not one.
+bool takeValue(State& state, const std::string& arg, const char* value) {
+  if (arg == "--page-size")
+    state.page_size = std::stoul(value);
+  else if (arg == "--count-file")
+    state.count_file = value;
+  else if (arg == "--count-sleep-ms")
+    state.count_sleep_ms = std::stoi(value);
+  else if (arg == "--leak")
+    state.leak_variable = value;
+  else if (arg == "--feed-file")
+    state.feed_file = value;
+  else
+    return false;
+  return true;
+}
+
+void addOptionalTools(State& state) {
+  if (state.attack) state.tools.push_back("attack");
+  if (!state.feed_file.empty()) state.tools.push_back("feed");
+  if (!state.leak_variable.empty()) state.tools.push_back("leak");
+  if (!state.count_file.empty()) state.tools.push_back("count");
+  if (state.notify_flood) state.tools.push_back("notify_flood");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -313,18 +338,10 @@ int main(int argc, char** argv) {
     if (arg == "--no-memory") state.tools.resize(state.tools.size() - 3);
     if (arg == "--no-initialize") state.answer_initialize = false;
     if (arg == "--notify-flood") state.notify_flood = true;
-    if (arg == "--page-size" && i + 1 < argc) state.page_size = std::stoul(argv[++i]);
-    if (arg == "--count-file" && i + 1 < argc) state.count_file = argv[++i];
-    if (arg == "--count-sleep-ms" && i + 1 < argc) state.count_sleep_ms = std::stoi(argv[++i]);
-    if (arg == "--leak" && i + 1 < argc) state.leak_variable = argv[++i];
     if (arg == "--attack") state.attack = true;
-    if (arg == "--feed-file" && i + 1 < argc) state.feed_file = argv[++i];
+    if (i + 1 < argc && takeValue(state, arg, argv[i + 1])) ++i;
   }
-  if (state.attack) state.tools.push_back("attack");
-  if (!state.feed_file.empty()) state.tools.push_back("feed");
-  if (!state.leak_variable.empty()) state.tools.push_back("leak");
-  if (!state.count_file.empty()) state.tools.push_back("count");
-  if (state.notify_flood) state.tools.push_back("notify_flood");
+  addOptionalTools(state);
   std::cerr << "fake_mcp_server: ready" << std::endl;
   std::string line;
   while (std::getline(std::cin, line)) {
