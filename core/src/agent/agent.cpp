@@ -151,7 +151,8 @@ class Agent::Turn {
       a_.publication_->beginTurn(request_.chat_id);
       listing_ = a_.publication_->listingBlock();
     }
-    system_ = systemMessage(persona_, listing_, conversation_.summary(), memoryFramed());
+    system_ = systemMessage(persona_, listing_, conversation_.summary(),
+                            {memoryFramed(), request_.scheduled});
     return conversation_.bound();
   }
 

@@ -57,6 +57,9 @@ struct TurnRequest {
   const CancelToken* wrap_up = nullptr;
   /// A cap on the reply tokens of the last call without tools; 0: the provider's own.
   int final_max_tokens = 0;
+  /// Started by a cron job or a watch, not the owner: the system message says a reply of
+  /// exactly [silent] posts nothing (agent/prompt.h).
+  bool scheduled = false;
   /// false: the caller delivers the reply itself and a crash simply ends the turn (API
   /// tasks): no open turn is kept and nothing is queued in the outbox.
   bool track = true;

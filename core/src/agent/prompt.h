@@ -6,6 +6,7 @@
 /// as sent (session/context_tail.h).
 
 #include <string>
+#include <string_view>
 
 #include "gantry/message.h"
 
@@ -17,9 +18,25 @@ extern const char* const kToolFraming;
 /// (DESIGN 3.1). Part of the stable prefix when memory is hydrated.
 extern const char* const kMemoryFraming;
 
-/// The system message: persona, framing (the memory framing when memory_framing), and the
-/// tool servers' listing and the block of summary when they are not empty.
+/// What a scheduled turn (a cron job's or a watch's) is told last in its system message:
+/// that a reply of exactly kSilentReply posts nothing.
+extern const char* const kScheduledFraming;
+/// The whole reply of a scheduled turn that has nothing to tell the owner.
+inline constexpr std::string_view kSilentReply = "[silent]";
+
+/// The framings a system message carries besides the tool framing.
+struct SystemFraming {
+  bool memory = false;     ///< the [memory] block is recalled notes the persona outranks
+  bool scheduled = false;  ///< a scheduled turn: kScheduledFraming, last
+};
+
+/// The system message: persona, framing, and the tool servers' listing and the block of
+/// summary when they are not empty; a scheduled turn's ends with kScheduledFraming (after
+/// everything else, so the cached prefix is the owner's turns').
 ChatMessage systemMessage(const std::string& persona, const std::string& listing,
-                          const std::string& summary, bool memory_framing = false);
+                          const std::string& summary, SystemFraming framing = {});
+
+/// True when reply, trimmed, is exactly kSilentReply.
+bool isSilentReply(std::string_view reply);
 
 }  // namespace gantry::agent

@@ -34,6 +34,7 @@
 #include "tools/tool_stats.h"
 #include "vault/secret_command.h"
 #include "vault/vault_location.h"
+#include "watch/watch_command.h"
 
 namespace fs = std::filesystem;
 
@@ -58,6 +59,7 @@ commands:
   auth NAME           run the auth command of MCP server NAME (in its sandbox)
   memory list [--kind K] [--conflicts] | search QUERY | forget ID
   cron list | rm ID
+  watch list | rm ID  the watches: MCP tools polled with no model call until an item is new
   approvals [show ID] | approve ID | deny ID
                       pending approvals of `ask` tools; one call in full; decide one
   secret set NAME | list | rm NAME   keep secrets in DATA_DIR/vault (value from stdin)
@@ -186,6 +188,23 @@ int cronCommand(const Args& args) {
   auto store = openStore(*config, writes ? store::Access::kNoSchema : store::Access::kReadOnly);
   if (!store) return 1;
   return cron::cronCommand(*store, args, zone.value(), std::cout, std::cerr);
+}
+
+int watchCommand(const Args& args) {
+  if (wantsHelp(args) || args.empty()) {
+    std::cout << "usage: gantry watch list | rm ID\nLists the watches (id first, "
+                 "tab-separated: id, tool, interval, next poll, chat, state, prompt) or "
+                 "removes one.\n";
+    return args.empty() ? 2 : 0;
+  }
+  auto config = loadConfig();
+  if (!config) return 1;
+  auto zone = cron::loadCronZone(config->cron_tz);
+  if (!zone.isOk()) return std::cerr << "gantry: " << zone.status().message() << "\n", 1;
+  bool writes = args[0] == "rm";
+  auto store = openStore(*config, writes ? store::Access::kNoSchema : store::Access::kReadOnly);
+  if (!store) return 1;
+  return watch::watchCommand(*store, args, zone.value(), std::cout, std::cerr);
 }
 
 /// `gantry approvals [show ID] | approve ID | deny ID`; name is the command word.
@@ -340,6 +359,7 @@ int main(int argc, char** argv) {
       {"auth", authCommand},
       {"memory", memoryCommand},
       {"cron", cronCommand},
+      {"watch", watchCommand},
       {"doctor", health::doctorCommand},
       {"secret", secretCommand},
       {"search", searchCommand},

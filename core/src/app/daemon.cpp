@@ -54,6 +54,9 @@
 #include "tools/publication.h"
 #include "tools/tool_stats.h"
 #include "vault/vault_location.h"
+#include "watch/poller.h"
+#include "watch/watch_call.h"
+#include "watch/watch_tools.h"
 
 namespace fs = std::filesystem;
 
@@ -282,6 +285,7 @@ class Daemon {
     mcp_ = take(mcp::McpHost::start(manifest, mcpOptionsFor(config_)));
     addMemoryTools();
     addCronTools();
+    addWatchTools();
     for (auto* source : mcp_->sources()) catalog_.add(source);
   }
 
@@ -332,6 +336,35 @@ class Daemon {
     cron_tools_ = std::make_unique<cron::CronTools>(*store_, *zone_, config_.cron_max_jobs, nullptr,
                                                     [s = scheduler_.get()] { s->jobsChanged(); });
     catalog_.add(cron_tools_.get());
+  }
+
+  /// Watches poll through the catalog, as a model's call runs; made here, started in
+  /// startBackground().
+  void addWatchTools() {
+    if (!config_.watch_enabled) return;
+    cron::Zone zone = zone_ ? *zone_ : take(cron::loadCronZone(config_.cron_tz));
+    watch::WatchOptions options{true, config_.watch_max, config_.watch_min_seconds};
+    watch::PollerHooks hooks;
+    hooks.call = [this](const store::Watch& w, const CancelToken& cancel) {
+      tools::CallContext context{w.chat_id, &cancel,
+                                 std::chrono::seconds(config_.tool_timeout_seconds)};
+      return watch::callWatched(catalog_, w.tool, w.arguments, context);
+    };
+    hooks.run_turn = [this](const store::Watch& w, const std::string& message) {
+      auto reply = chat_->runScheduled(w.chat_id, message);
+      const bool refused = !reply.isOk() && reply.status().isCancelled() &&
+                           reply.status().message() == "shutting down";
+      return refused ? watch::TurnOutcome::kNotStarted : watch::TurnOutcome::kRan;
+    };
+    hooks.notify = [this](const std::string& chat_id, const std::string& text) {
+      if (auto sent = chat_channel_->send(chat_id, text); !sent.isOk()) {
+        log::warn("watch_notice_not_sent", {{"error", sent.status().message()}});
+      }
+    };
+    poller_ = std::make_unique<watch::Poller>(*store_, zone, options, std::move(hooks));
+    watch_tools_ = std::make_unique<watch::WatchTools>(
+        *store_, catalog_, zone, options, [p = poller_.get()] { p->watchesChanged(); });
+    catalog_.add(watch_tools_.get());
   }
 
   void startAgent() {
@@ -418,6 +451,7 @@ class Daemon {
                                                 reloadSecrets();
                                               });
     if (scheduler_) scheduler_->start();
+    if (poller_) poller_->start();
     if (memory_repo_ && config_.memory_consolidate_minutes > 0) {
       memory::ConsolidatorOptions options;
       options.period = std::chrono::minutes(config_.memory_consolidate_minutes);
@@ -536,6 +570,7 @@ class Daemon {
       log::warn("message_index_failed", {{"error", s.message()}});
     }
     if (scheduler_) scheduler_->stop();
+    if (poller_) poller_->stop();
     if (consolidator_) consolidator_->stop();
     if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
     heartbeat_->stopped();
@@ -587,6 +622,8 @@ class Daemon {
   std::optional<cron::Zone> zone_;
   std::unique_ptr<cron::Scheduler> scheduler_;  ///< stopped in stop(); outlives cron_tools_' hook
   std::unique_ptr<cron::CronTools> cron_tools_;
+  std::unique_ptr<watch::Poller> poller_;  ///< stopped in stop(); outlives watch_tools_' hook
+  std::unique_ptr<watch::WatchTools> watch_tools_;
   tools::Catalog catalog_;
   std::unique_ptr<tools::Publication> publication_;
   std::unique_ptr<tools::McpEnableTool> enable_tool_;

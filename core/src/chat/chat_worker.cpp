@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 
+#include "agent/prompt.h"
 #include "chat/late_delivery.h"
 #include "chat/reply_delivery.h"
 #include "log/log.h"
@@ -203,6 +204,7 @@ void ChatService::Worker::run(Scheduled& job) {
   agent::TurnRequest request;
   request.text = job.prompt;
   request.approval_id = job.approval_id;
+  request.scheduled = job.approval_id.empty();  // a cron job's or a watch's turn
   auto result = runTurn(std::move(request));
   if (result.status.isOk()) {
     job.done.set_value(result.reply);
@@ -232,7 +234,11 @@ agent::TurnResult ChatService::Worker::runTurn(agent::TurnRequest request) {
     std::lock_guard lock(mutex_);
     token = current_;
   }
+  const bool scheduled = request.scheduled;
   StreamOptions stream = s_.options_.stream;
+  // Nobody waits to watch a scheduled turn: its reply arrives whole, so a [silent] one is
+  // never half shown.
+  if (scheduled) stream.stream = false;
   stream.spinup_at_once = s_.first_turn_.exchange(false);
   ReplyStream observer(s_.channel_, chat_id_, stream);
   request.chat_id = chat_id_;
@@ -241,6 +247,12 @@ agent::TurnResult ChatService::Worker::runTurn(agent::TurnRequest request) {
   if (s_.typing_) s_.typing_->start(chat_id_);
   auto result = s_.agent_.run(request, observer, *token);  // never throws
   if (s_.typing_) s_.typing_->stop(chat_id_);
+  if (scheduled && result.status.isOk() && agent::isSilentReply(result.reply)) {
+    // Recorded like any reply; only the push is left out.
+    log::info("scheduled_reply_silent", {{"chat", chat_id_}});
+    s_.outbox_.markDone(result.outbox_id, store::Delivery::kDropped);
+    return result;
+  }
   deliver(observer, result);
   if (!result.status.isOk() && !result.status.isCancelled()) ++s_.failed_turns_;
   return result;

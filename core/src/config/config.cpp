@@ -149,6 +149,9 @@ void readMemoryAndCron(Reader& r, Config& c) {
   r.text("CRON_TZ", &c.cron_tz);
   r.integer("CRON_MAX_JOBS", &c.cron_max_jobs, 1, 100000);
   r.integer("CRON_TICK_SECONDS", &c.cron_tick_seconds, 1, 3600);
+  r.boolean("WATCH_ENABLED", &c.watch_enabled);
+  r.integer("WATCH_MAX", &c.watch_max, 1, 100000);
+  r.integer("WATCH_MIN_SECONDS", &c.watch_min_seconds, 1, 86400);
 }
 
 void readChat(Reader& r, Config& c) {

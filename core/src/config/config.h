@@ -42,6 +42,9 @@ struct Config {
   std::string cron_tz = "UTC";
   int cron_max_jobs = 50;
   int cron_tick_seconds = 15;
+  bool watch_enabled = true;
+  int watch_max = 50;
+  int watch_min_seconds = 60;  ///< a shorter watch interval is raised to this
   bool stream_replies = false;
   TraceMode tool_trace = TraceMode::kCompact;
   int coalesce_settle_ms = 2000;

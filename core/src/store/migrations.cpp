@@ -419,11 +419,40 @@ ALTER TABLE memory_conflicts ADD COLUMN memory_id INTEGER;
 ALTER TABLE memory_conflicts ADD COLUMN told_at INTEGER;
 )sql";
 
+// Watches (DESIGN 7): an MCP tool polled without the model, and the ids of the items each
+// watch has seen (bounded per watch: the least recently seen go first).
+constexpr std::string_view kV16 = R"sql(
+CREATE TABLE watches(
+  id INTEGER PRIMARY KEY,
+  chat_id TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  arguments TEXT NOT NULL,
+  every_seconds INTEGER NOT NULL DEFAULT 0,
+  schedule TEXT NOT NULL DEFAULT '',
+  prompt TEXT NOT NULL,
+  items_pointer TEXT NOT NULL DEFAULT '',
+  id_pointer TEXT NOT NULL DEFAULT '',
+  created_at INTEGER NOT NULL,
+  next_poll_at INTEGER,
+  last_poll_at INTEGER,
+  primed INTEGER NOT NULL DEFAULT 0,
+  failures INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT NOT NULL DEFAULT '',
+  failure_reported INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX watches_next ON watches(next_poll_at);
+CREATE TABLE watch_seen(
+  watch_id INTEGER NOT NULL,
+  item_id TEXT NOT NULL,
+  seen_at INTEGER NOT NULL,
+  PRIMARY KEY(watch_id, item_id));
+CREATE INDEX watch_seen_age ON watch_seen(watch_id, seen_at);
+)sql";
+
 }  // namespace
 
 const std::vector<std::string_view>& migrations() {
   static const std::vector<std::string_view> kAll = {kV1, kV2,  kV3,  kV4,  kV5,  kV6,  kV7, kV8,
-                                                     kV9, kV10, kV11, kV12, kV13, kV14, kV15};
+                                                     kV9, kV10, kV11, kV12, kV13, kV14, kV15, kV16};
   return kAll;
 }
 

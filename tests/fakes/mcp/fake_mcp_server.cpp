@@ -4,7 +4,7 @@
 //
 // Usage: fake_mcp_server [--exit-at-start] [--garbage-at-start] [--no-initialize] [--no-memory]
 //                        [--notify-flood] [--page-size N] [--count-file PATH [--count-sleep-ms N]]
-//                        [--leak VAR] [--attack]
+//                        [--leak VAR] [--attack] [--feed-file PATH]
 // --no-initialize reads everything and never answers initialize.
 // Tools: echo, crash, hang, freeze, garbage, wrong_id, big, last_cancelled, add_tool, fail,
 // rpc_error, image, structured, stderr_flood, env, memory_store/recall/forget (echo back); with
@@ -16,7 +16,9 @@
 // stderr, as a careless tool would;
 // with --attack also attack: tries to reach the host's secrets, record and process (see
 // sandbox_attacks.h; arguments data_dir, key_file, persona_dir, other_state) and answers with
-// one line per attempt.
+// one line per attempt;
+// with --feed-file also feed: answers with the content of PATH as it is at the call (a test
+// changes the feed by rewriting the file), or an error when it cannot be read.
 
 #include <Poco/JSON/Array.h>
 #include <Poco/JSON/Object.h>
@@ -27,6 +29,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -56,6 +59,7 @@ struct State {
   bool notify_flood = false;
   std::string leak_variable;
   bool attack = false;
+  std::string feed_file;
 };
 
 void writeLine(const std::string& line) { std::cout << line << '\n' << std::flush; }
@@ -204,6 +208,14 @@ Object::Ptr countCall(const State& state, const std::string& call) {
   return textResult("counted " + call);
 }
 
+Object::Ptr feedResult(const State& state) {
+  std::ifstream in(state.feed_file);
+  if (!in) return textResult("feed: cannot read " + state.feed_file, true);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return textResult(text.str());
+}
+
 /// Returns false when the tool does not answer (hang).
 void callTool(State& state, const Poco::Dynamic::Var& id, const Object::Ptr& params) {
   const auto name = params->getValue<std::string>("name");
@@ -266,6 +278,7 @@ void callTool(State& state, const Poco::Dynamic::Var& id, const Object::Ptr& par
   if (name == "count" && !state.count_file.empty()) {
     return respond(id, countCall(state, argument(params, "call", "")));
   }
+  if (name == "feed" && !state.feed_file.empty()) return respond(id, feedResult(state));
   if (name.rfind("memory_", 0) == 0) {
     return respond(id, textResult(name + " " + toText(params->get("arguments"))));
   }
@@ -291,6 +304,31 @@ void handle(State& state, const Object::Ptr& message) {
   respondError(id, -32601, "method not found");
 }
 
+/// An option with a value; false when arg is not one.
+bool takeValue(State& state, const std::string& arg, const char* value) {
+  if (arg == "--page-size")
+    state.page_size = std::stoul(value);
+  else if (arg == "--count-file")
+    state.count_file = value;
+  else if (arg == "--count-sleep-ms")
+    state.count_sleep_ms = std::stoi(value);
+  else if (arg == "--leak")
+    state.leak_variable = value;
+  else if (arg == "--feed-file")
+    state.feed_file = value;
+  else
+    return false;
+  return true;
+}
+
+void addOptionalTools(State& state) {
+  if (state.attack) state.tools.push_back("attack");
+  if (!state.feed_file.empty()) state.tools.push_back("feed");
+  if (!state.leak_variable.empty()) state.tools.push_back("leak");
+  if (!state.count_file.empty()) state.tools.push_back("count");
+  if (state.notify_flood) state.tools.push_back("notify_flood");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -305,16 +343,10 @@ int main(int argc, char** argv) {
     if (arg == "--no-memory") state.tools.resize(state.tools.size() - 3);
     if (arg == "--no-initialize") state.answer_initialize = false;
     if (arg == "--notify-flood") state.notify_flood = true;
-    if (arg == "--page-size" && i + 1 < argc) state.page_size = std::stoul(argv[++i]);
-    if (arg == "--count-file" && i + 1 < argc) state.count_file = argv[++i];
-    if (arg == "--count-sleep-ms" && i + 1 < argc) state.count_sleep_ms = std::stoi(argv[++i]);
-    if (arg == "--leak" && i + 1 < argc) state.leak_variable = argv[++i];
     if (arg == "--attack") state.attack = true;
+    if (i + 1 < argc && takeValue(state, arg, argv[i + 1])) ++i;
   }
-  if (state.attack) state.tools.push_back("attack");
-  if (!state.leak_variable.empty()) state.tools.push_back("leak");
-  if (!state.count_file.empty()) state.tools.push_back("count");
-  if (state.notify_flood) state.tools.push_back("notify_flood");
+  addOptionalTools(state);
   std::cerr << "fake_mcp_server: ready" << std::endl;
   std::string line;
   while (std::getline(std::cin, line)) {

@@ -27,9 +27,26 @@ TEST_CASE(
     "with memory on, the system message frames the memory block as notes the persona "
     "outranks",
     "[agent]") {
-  const ChatMessage system = agent::systemMessage("p", "", "", true);
+  const ChatMessage system = agent::systemMessage("p", "", "", {.memory = true});
   CHECK(system.content ==
         std::string("p\n\n") + agent::kToolFraming + "\n\n" + agent::kMemoryFraming);
   CHECK(std::string(agent::kMemoryFraming).find("[memory]") != std::string::npos);
   CHECK(std::string(agent::kMemoryFraming).find("persona above outranks") != std::string::npos);
+}
+
+TEST_CASE("a scheduled turn's system message ends saying that [silent] posts nothing", "[agent]") {
+  const ChatMessage owner = agent::systemMessage("p", "[tools]", "they met");
+  const ChatMessage scheduled =
+      agent::systemMessage("p", "[tools]", "they met", {.scheduled = true});
+  CHECK(scheduled.content == owner.content + "\n\n" + agent::kScheduledFraming);
+  CHECK(scheduled.content.find("[silent]") != std::string::npos);
+  CHECK(owner.content.find("[silent]") == std::string::npos);
+}
+
+TEST_CASE("only a whole reply of [silent] is silent", "[agent]") {
+  CHECK(agent::isSilentReply("[silent]"));
+  CHECK(agent::isSilentReply("  [silent]\n"));
+  CHECK_FALSE(agent::isSilentReply("[silent] but here is news"));
+  CHECK_FALSE(agent::isSilentReply("Nothing new. [silent]"));
+  CHECK_FALSE(agent::isSilentReply(""));
 }

@@ -42,6 +42,9 @@ TEST_CASE("an empty environment gives the documented defaults", "[config]") {
   CHECK(c->cron_tz == "UTC");
   CHECK(c->cron_max_jobs == 50);
   CHECK(c->cron_tick_seconds == 15);
+  CHECK(c->watch_enabled);
+  CHECK(c->watch_max == 50);
+  CHECK(c->watch_min_seconds == 60);
   CHECK(!c->stream_replies);
   CHECK(c->tool_trace == gantry::config::TraceMode::kCompact);
   CHECK(c->coalesce_settle_ms == 2000);
@@ -134,4 +137,14 @@ TEST_CASE("TOOL_ENABLE_HOLD takes seconds, minutes or hours", "[config]") {
   CHECK(error({{"TOOL_ENABLE_HOLD", "0m"}}).rfind("TOOL_ENABLE_HOLD:", 0) == 0);
   CHECK(error({{"TOOL_PUBLISH", "sometimes"}}) ==
         "TOOL_PUBLISH: \"sometimes\" is not one of: lazy, eager");
+}
+
+TEST_CASE("WATCH_ENABLED, WATCH_MAX and WATCH_MIN_SECONDS are read and bounded", "[config]") {
+  auto c = load(env({{"WATCH_ENABLED", "false"}, {"WATCH_MAX", "3"}, {"WATCH_MIN_SECONDS", "1"}}));
+  REQUIRE(c.isOk());
+  CHECK_FALSE(c->watch_enabled);
+  CHECK(c->watch_max == 3);
+  CHECK(c->watch_min_seconds == 1);
+  CHECK(error({{"WATCH_MIN_SECONDS", "0"}}).find("WATCH_MIN_SECONDS") != std::string::npos);
+  CHECK(error({{"WATCH_MAX", "many"}}).find("WATCH_MAX") != std::string::npos);
 }
