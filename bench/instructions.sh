@@ -8,9 +8,9 @@
 # Runs BUILD_DIR/bench/bench_host with every gantry process it starts under
 # `valgrind --tool=callgrind`, then prints the instructions of the process that ran the
 # measured turns, divided by TURNS (its start-up, about 75M, included), and those of its
-# busiest thread, the one that ran the turns. The log copier's thread (store/log_copier.h)
-# copies as the turns' timing lets it, so the process's figure moves by a percent or two from
-# run to run; the turns' thread's moves less. The turns' thread's profile stays in
+# busiest thread, the one that ran the turns. The history fold's thread runs as the turns'
+# timing lets it, so the process's figure moves from run to run; the turns' thread's moves
+# less. The turns' thread's profile stays in
 # BUILD_DIR/callgrind.turns.out for callgrind_annotate. User-space instructions only: system
 # calls (the WAL's writes, the file locks, the socket) are not counted.
 set -euo pipefail

@@ -352,8 +352,8 @@ class Agent::Turn {
     return finish(Status::ok());
   }
 
-  /// The reply, and with it the turn's cost and standing prompt: one transaction instead of
-  /// two (a commit was 3-5% of a bench_host turn's time). finish() records the cost itself
+  /// The reply, and with it the turn's cost and standing prompt: one transaction, since they
+  /// belong together. finish() records the cost itself
   /// when this failed.
   Result<int64_t> recordReply(const ChatMessage& message) {
     const store::TurnCost cost = turnCost("ok", msSince(start_));

@@ -122,8 +122,8 @@ class Agent {
   std::mutex persona_mutex_;
   std::string persona_;
   /// schemaSizes' last answer, given again while the lists it came from are the same (each
-  /// turn asks; estimating 50 schemas was 1% of a turn's instructions). The lists are held
-  /// so that a freed list's address cannot come back as a new one's.
+  /// turn asks, and estimating every schema again each time showed in bench_host). The lists
+  /// are held so that a freed list's address cannot come back as a new one's.
   struct KnownSizes {
     ToolList published;
     std::vector<ToolList> sources;

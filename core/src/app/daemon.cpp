@@ -647,13 +647,12 @@ class Daemon {
 
 int runDaemon() {
   // One malloc arena for every thread: the threads of an instance are few and mostly
-  // waiting, and each arena of its own kept its freed memory dirty (bench_vs_floor: private
-  // memory after 300 turns 2.8 -> 2.5 MiB).
+  // waiting, and each arena of its own kept its freed memory dirty.
   mallopt(M_ARENA_MAX, 1);
   // The heap is trimmed when a chat goes idle (malloc_trim), not whenever its top is free
   // during a turn: glibc's own trimming gave back pages that the next allocations faulted in
-  // again. With the packaged unit's glibc.malloc.tcache_count=0 that cost 0.35-0.6 ms of CPU
-  // a turn in bench_host, 0.1-0.3 ms with this; without the setting no difference showed.
+  // again, which showed in bench_host's CPU a turn with the packaged unit's
+  // glibc.malloc.tcache_count=0.
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
   blockSignals();
   log::holdRecords();  // a failed boot prints its one line only (released once booted)

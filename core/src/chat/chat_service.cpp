@@ -25,7 +25,6 @@ ChatService::ChatService(agent::Agent& agent, Channel& channel, store::Store& st
       outbox_(store),
       turns_(store),
       message_index_(store),
-      index_compaction_(store),
       options_(options),
       texts_(std::move(texts)),
       caps_(channel.caps()),
@@ -222,17 +221,10 @@ void ChatService::redeliverRefused() {
   for (auto& [chat_id, worker] : workers_) worker->addRedeliver();
 }
 
-void ChatService::flushStore() {
-  if (Status s = store_.flush(); !s.isOk()) {
-    log::warn("pending_rows_not_written", {{"error", s.message()}});
-  }
-}
-
 void ChatService::recoverAfterRestart() {
   bool replay = caps_.replays_inbox;
   auto resume = settleOpenTurns(turns_, replay);
   deliverPending(outbox_, channel_, replay);
-  flushStore();  // the done marks of what it sent (no chat may go idle for a while)
   for (const auto& turn : resume) {
     log::warn("turn_resuming", {{"chat", turn.chat_id}});
     std::vector<ChatEvent> resume_turn;

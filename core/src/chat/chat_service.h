@@ -22,7 +22,6 @@
 #include "chat/typing_pulses.h"
 #include "gantry/channel.h"
 #include "store/inbox_repo.h"
-#include "store/memory_index_compaction.h"
 #include "store/message_index.h"
 #include "store/message_repo.h"
 #include "store/outbox_repo.h"
@@ -119,9 +118,6 @@ class ChatService final : public InboundSink {
   bool handedOverAgain(const InboundMessage& message);
   void replayInbox(bool replay);
   bool allIdle();  ///< with mutex_ held
-  /// Writes the rows waiting for the next write transaction (store/pending_writes.h), such as
-  /// delivered replies' done marks; a failure is logged.
-  void flushStore();
 
   agent::Agent& agent_;
   Channel& channel_;
@@ -134,8 +130,6 @@ class ChatService final : public InboundSink {
   store::TurnRepo turns_;
   store::MessageIndex message_index_;              ///< stepped by workers going idle
   std::atomic<bool> message_index_failed_{false};  ///< its failure was logged once
-  store::MemoryIndexCompaction index_compaction_;  ///< stepped by workers going idle
-  std::atomic<bool> compaction_failed_{false};     ///< its failure was logged once
   ChatOptions options_;
   CommandTexts texts_;
   ChannelCaps caps_;

@@ -259,9 +259,8 @@ agent::TurnResult ChatService::Worker::runTurn(agent::TurnRequest request) {
 }
 
 /// Delivers the turn's outcome, marked sending in the outbox just before and confirmed
-/// after the channel returns, with the next write (at the latest when the chat goes idle):
-/// a crash in between sends it at the next start, as a possible repeat (the one way a reply
-/// can reach the owner twice).
+/// after the channel returns: a crash in between sends it at the next start, as a possible
+/// repeat (the one way a reply can reach the owner twice).
 /// One the channel refused is sent again later (addRedeliver), older ones first.
 void ChatService::Worker::deliver(ReplyStream& observer, const agent::TurnResult& result) {
   redeliver();
@@ -290,36 +289,19 @@ void ChatService::Worker::redeliver() {
 
 /// Going idle, off the reply's path.
 void ChatService::Worker::windDown() {
-  s_.flushStore();  // first: a delivered reply's mark waits for it
   indexMessages();
-  compactMemoryIndex();
   s_.store_.checkpointIfDue();  // store/wal_checkpoints.h
   releaseIdleMemory();
 }
 
-/// The messages recorded since are indexed for `gantry search` (store/message_index.h);
-/// during a shutdown too, so that a clean stop leaves them searchable.
+/// The messages recorded since are indexed for `gantry search` (store/message_index.h), a
+/// step at a time while nothing waits for this chat; during a shutdown too, so that a clean
+/// stop leaves them searchable. The first failure is logged once for the service.
 void ChatService::Worker::indexMessages() {
-  stepWhileIdle([this] { return s_.message_index_.step(); }, s_.message_index_failed_,
-                "message_index_failed", [] { return true; });
-}
-
-/// The memory index is merged while the service is not stopping
-/// (store/memory_index_compaction.h).
-void ChatService::Worker::compactMemoryIndex() {
-  stepWhileIdle([this] { return s_.index_compaction_.step(); }, s_.compaction_failed_,
-                "memory_index_compaction_failed", [this] { return !s_.stopping_; });
-}
-
-/// Runs step (true: more to do) while nothing waits for this chat and allowed(); its first
-/// failure is logged as event, once for the service.
-template <class Step, class Allowed>
-void ChatService::Worker::stepWhileIdle(Step step, std::atomic<bool>& failed, const char* event,
-                                        Allowed allowed) {
-  while (allowed() && nothingWaiting()) {
-    auto more = step();
-    if (!more.isOk() && !failed.exchange(true)) {
-      log::warn(event, {{"error", more.status().message()}});
+  while (nothingWaiting()) {
+    auto more = s_.message_index_.step();
+    if (!more.isOk() && !s_.message_index_failed_.exchange(true)) {
+      log::warn("message_index_failed", {{"error", more.status().message()}});
     }
     if (!more.isOk() || !more.value()) return;
   }

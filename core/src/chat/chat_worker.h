@@ -79,9 +79,6 @@ class ChatService::Worker {
 
   void windDown();
   void indexMessages();
-  void compactMemoryIndex();
-  template <class Step, class Allowed>
-  void stepWhileIdle(Step step, std::atomic<bool>& failed, const char* event, Allowed allowed);
   bool nothingWaiting();
   void releaseIdleMemory();
 

@@ -36,8 +36,8 @@ std::optional<ReplyImage> imageFrom(const std::string& reply, std::size_t from,
 
 }  // namespace
 
-// std::regex tries a match at every position (a 2.5 KB reply without a link took 70 us, a
-// tenth of a turn's host overhead), so each search starts where its first match would have to:
+// std::regex tries a match at every position, slow on a long reply without a link
+// (bench/README.md, BENCH_REPLY_CHARS), so each search starts where its first match would have to:
 // a markdown image at the first "![", a bare link at the first "http://" or "https://".
 std::optional<ReplyImage> findImage(const std::string& reply) {
   static const std::regex kMarkdown(R"(!\[[^\]]*\]\((https?://[^)\s]+)\))");

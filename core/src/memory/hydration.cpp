@@ -26,7 +26,7 @@ void add(Result<std::vector<store::MemoryRow>> batch, std::vector<store::MemoryR
 // The best max_rows of the first 2 * max_rows FTS hits for the message, and active durable
 // rows, each row once: what ranking all of them would keep. A durable row that is not a hit
 // has no relevance, so it cannot outrank max_rows hits that score above what recency alone
-// gives: the durable rows are not read then (bench_host: 0.4M instructions a turn).
+// gives: the durable rows are not read then.
 std::vector<store::MemoryRow> candidates(store::MemoryRepo& repo, std::string_view message,
                                          int max_rows, int64_t now_ms) {
   std::vector<store::MemoryRow> rows;

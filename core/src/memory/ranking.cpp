@@ -50,7 +50,7 @@ void rank(std::vector<store::MemoryRow>& rows, int64_t now_ms, std::size_t limit
       [now_ms](const store::MemoryRow& row) { return score(row, now_ms); });
 }
 
-// Built in one string: a character at a time it was 2% of a turn's instructions (bench_host).
+// Built in one string, not a character at a time.
 std::string renderRow(const store::MemoryRow& row, std::size_t max_content_chars) {
   const std::size_t keep = text::utf8Prefix(row.content, max_content_chars);
   std::string line;

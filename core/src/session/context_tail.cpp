@@ -1,5 +1,8 @@
 #include "session/context_tail.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "gantry/text/context_blocks.h"
 
 namespace gantry::session {
@@ -25,6 +28,18 @@ void forEachRow(std::string_view block, Fn&& row) {
   }
 }
 
+// The rows (one line each, as a block lists them) of the `[memory]` blocks of history's user
+// messages, sorted; they point into history.
+std::vector<std::string_view> shownRows(std::span<const ChatMessage> history) {
+  std::vector<std::string_view> rows;
+  for (const auto& message : history) {
+    if (message.role != Role::kUser) continue;
+    text::forEachMemoryRow(message.content, [&](std::string_view row) { rows.push_back(row); });
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
 }  // namespace
 
 std::string withContext(const std::string& memory_block, const std::string& now,
@@ -41,10 +56,11 @@ std::string withContext(const std::string& memory_block, const std::string& now,
 
 std::string_view userText(std::string_view sent) { return sent.substr(text::contextBytes(sent)); }
 
-std::string withoutShownRows(std::string_view block, const text::ShownRows& shown) {
+std::string withoutShownRows(std::string_view block, std::span<const ChatMessage> history) {
+  const std::vector<std::string_view> shown = shownRows(history);
   std::string kept;
   forEachRow(block, [&](std::string_view row) {
-    if (shown.contains(row)) return;
+    if (std::binary_search(shown.begin(), shown.end(), row)) return;
     kept += row;
     kept += '\n';
   });

@@ -4,10 +4,11 @@
 /// sent, tail included, so the next request repeats it byte for byte and a local model's
 /// prompt cache keeps everything up to the new message. Pure.
 
+#include <span>
 #include <string>
 #include <string_view>
 
-#include "gantry/text/shown_rows.h"
+#include "gantry/message.h"
 
 namespace gantry::session {
 
@@ -19,8 +20,8 @@ std::string withContext(const std::string& memory_block, const std::string& now,
 /// What the user wrote: sent without the blocks withContext put in front of it.
 std::string_view userText(std::string_view sent);
 
-/// block (as hydrated: "[memory]\n" and one row a line) without the rows shown lists; "" when
-/// no row is left.
-std::string withoutShownRows(std::string_view block, const text::ShownRows& shown);
+/// block (as hydrated: "[memory]\n" and one row a line) without the rows the `[memory]` blocks
+/// of history's user messages show; "" when no row is left.
+std::string withoutShownRows(std::string_view block, std::span<const ChatMessage> history);
 
 }  // namespace gantry::session

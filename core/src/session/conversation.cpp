@@ -22,7 +22,6 @@ Status Conversation::open(const std::string& chat_id) {
   ids_ = std::move(session->ids);
   collapsed_through_ = session->collapsed_through;
   collapseThrough(history_, ids_, collapsed_through_);
-  shown_ = std::move(session->shown);
   summary_ = std::move(session->summary);
   return Status::ok();
 }
@@ -31,7 +30,7 @@ Result<int64_t> Conversation::recordUser(const std::string& text, const std::vec
                                          const std::vector<int64_t>& inbox_ids, bool track) {
   user_text_ = text;
   hydrated_ = options_.hydrate ? options_.hydrate(text) : "";
-  memory_block_ = withoutShownRows(hydrated_, shown_);
+  memory_block_ = withoutShownRows(hydrated_, history_);
   now_ = options_.now ? options_.now() : "";
   ChatMessage user;
   user.content = withContext(memory_block_, now_, text);
@@ -116,7 +115,7 @@ bool Conversation::foldDue() const {
 Status Conversation::showMemoryLeftOut() {
   // The rows the bounded history shows before the message (bound() checked it is last).
   const auto before = std::span<const ChatMessage>(history_).first(history_.size() - 1);
-  std::string block = withoutShownRows(hydrated_, text::shownByUserMessages(before));
+  std::string block = withoutShownRows(hydrated_, before);
   if (block == memory_block_) return Status::ok();
   memory_block_ = std::move(block);
   std::string sent = withContext(memory_block_, now_, user_text_);

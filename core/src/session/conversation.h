@@ -14,7 +14,6 @@
 #include "gantry/message.h"
 #include "gantry/provider.h"
 #include "gantry/status.h"
-#include "gantry/text/shown_rows.h"
 #include "session/folds.h"
 #include "session/history_bounds.h"
 #include "session/summary.h"
@@ -129,8 +128,8 @@ class Conversation {
   std::string user_text_;  ///< what the user wrote this turn
   std::string hydrated_;   ///< this turn's hydration block, as hydrated
   /// What the message was sent with: hydrated_ without the rows the history shows. A row
-  /// already in view is not repeated: every block stays in the history it was sent with,
-  /// and repeated rows were about a third of a bench_host prompt.
+  /// already in view is not repeated: every block stays in the history it was sent with, so
+  /// repeating rows would fill the prompt with copies.
   std::string memory_block_;
   std::string now_;  ///< this turn's `[now]` text
   std::string summary_;
@@ -142,9 +141,6 @@ class Conversation {
   bool record_past_bounds_ = false;  ///< the history bound() found was past the bounds
   std::size_t turn_start_ = 0;       ///< where this turn's messages begin in history_
   uint64_t folds_seen_ = 0;          ///< folds_->committed() when open() read the history
-  /// The memory rows the user messages of the history open() read show, as the store kept
-  /// them: recordUser() leaves them out of the message's block.
-  text::ShownRows shown_;
 };
 
 }  // namespace gantry::session

@@ -7,12 +7,9 @@
 #include <Poco/Exception.h>
 
 #include <mutex>
-#include <optional>
 #include <string>
-#include <vector>
 
 #include "store/memory_rank.h"
-#include "store/pending_writes.h"
 #include "store/prepared.h"
 #include "store/store.h"
 #include "store/wal_checkpoints.h"
@@ -28,9 +25,6 @@ struct Db {
   MemoryRank memory_rank;
   PreparedCache prepared;  ///< finalized before the session closes (declared after it)
   WalCheckpoints wal;      ///< the owner's only (store/wal_checkpoints.h)
-  /// The owner's rows not in the record yet: the next write transaction commits them with
-  /// its own (store/pending_writes.h).
-  PendingWrites pending;
 };
 
 /// A transaction begun and ended with plain SQL on cached statements, rolled back on
@@ -56,9 +50,10 @@ class Transaction {
   }
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
-  /// A write transaction carries the rows waiting for one (store/pending_writes.h): a turn's
-  /// reply and its last call's usage row are one commit instead of two.
-  void commit();
+  void commit() {
+    Query(db_.prepared, "COMMIT").run();
+    done_ = true;
+  }
 
  private:
   Db& db_;

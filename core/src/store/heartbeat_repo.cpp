@@ -65,7 +65,6 @@ bool isLive(const Heartbeat& heartbeat, int64_t now) {
 Result<std::optional<Heartbeat>> HeartbeatRepo::read() {
   try {
     std::lock_guard lock(store_.mutex());
-    flushPending(store_.db());  // this process's last call shows as soon as it ends
     Poco::Data::Statement select(store_.db().session);
     select
         << "SELECT pid, started_at, beat_at, period_s, channel, COALESCE(last_receive_ok_at, 0), "

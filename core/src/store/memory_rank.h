@@ -2,8 +2,8 @@
 /// gantry_bm25(memory_fts, subject_weight, content_weight[, rows_matching_phrase...]): the
 /// score FTS5's bm25() gives a memory hit, to the bit, with less work per recall. bm25() counts
 /// the rows each phrase matches with a query of its own and reads each hit's length in tokens
-/// from memory_fts_docsize, one lookup a hit: for a recall's ~110 hits at 10k rows that was
-/// ~85% of the scoring query's time. MemoryRank keeps what a recall learns between recalls:
+/// from memory_fts_docsize, one lookup a hit: most of a recall's time, and the recall is a
+/// turn's largest step (bench/README.md). MemoryRank keeps what a recall learns between recalls:
 /// the rows each word is in (the recall's selective words, passed on as the counts), each
 /// row's length in the index, and the ranking facts of every row (RowFacts, read in one pass by
 /// the first recall), so that a recall reads whole only the rows it keeps. A row's length is

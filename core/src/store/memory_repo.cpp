@@ -217,8 +217,7 @@ std::string scoringSql(const Match& match) {
 
 // match's hits, best first: bm25 computed once a hit, in FTS5's index order, and sorted here;
 // ties go to the newer row. Ordering by FTS5's rank instead made it prepare a sorting
-// statement for every query and carry each hit through a temporary b-tree (bench_memory, 10k
-// rows: fts-match 0.46 -> 0.31-0.34 ms).
+// statement for every query and carry each hit through a temporary b-tree.
 std::vector<std::pair<double, int64_t>> scoredHits(PreparedCache& cache, const Match& match) {
   const std::string sql = scoringSql(match);
   Query hits(cache, sql.c_str());
@@ -232,8 +231,7 @@ std::vector<std::pair<double, int64_t>> scoredHits(PreparedCache& cache, const M
 
 // kColumns, the relevance and what RowFacts holds beyond them, for the rows of json_each(?)'s
 // ids. The ids lead the join: `m.id IN (SELECT value FROM json_each(?))` had SQLite copy them
-// into a temporary b-tree first (bench_host under callgrind: 3.54M -> 3.42M instructions a
-// turn).
+// into a temporary b-tree first.
 const char* rowsOfIdsSql() {
   static const std::string sql = std::string("SELECT ") + kColumns +
                                  ", 0.0, m.expires_at IS NOT NULL, m.superseded_by IS NOT NULL "
@@ -377,7 +375,7 @@ std::vector<MemoryRow> newestRows(PreparedCache& cache, const Match& match, int 
 
 // The rows for query, up to limit, best first (only active rows when active_at is set). Its
 // queries share one read transaction: SQLite's file locks are taken once instead of once a
-// query (bench_host: 14 fewer fcntl calls a turn).
+// query.
 std::vector<MemoryRow> matchingRows(Db& db, std::string_view query, MatchMode mode, int limit,
                                     std::optional<int64_t> active_at) {
   Transaction reads(db, Transaction::Kind::kRead);

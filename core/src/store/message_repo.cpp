@@ -123,11 +123,9 @@ void readSession(PreparedCache& cache, OpenedSession& opened) {
     m.tool_call_id = select.text(4);
     m.name = select.text(5);
     m.reasoning = select.text(6);
-    if (m.role == Role::kUser) opened.shown.add(m.content);
     opened.history.push_back(std::move(m));
     opened.ids.push_back(select.integer(0));
   }
-  opened.shown.settle();
 }
 
 }  // namespace

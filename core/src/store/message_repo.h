@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "gantry/message.h"
-#include "gantry/text/shown_rows.h"
 #include "store/store.h"
 
 namespace gantry::store {
@@ -64,7 +63,6 @@ struct OpenedSession {
   int64_t id = 0;
   std::vector<ChatMessage> history;  ///< messages still in history, oldest first, as recorded
   std::vector<int64_t> ids;          ///< the id of each message of history
-  text::ShownRows shown;             ///< the memory rows history's user messages show
   std::string summary;               ///< the rolling summary of what left it; "" for none
   /// Tool results up to this message id are sent collapsed (DESIGN 4.2); 0 for none.
   int64_t collapsed_through = 0;

@@ -303,8 +303,7 @@ INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
 // integrity check and 'rebuild' agree with it; the triggers keep the covered rows in step.
 // context_chars becomes a column the store writes (text/context_blocks.h measures it):
 // computed from the content by the virtual column of kV9, it cost more than the rest of
-// recording a message (bench_host: ~570K instructions a user message, its instr() calls
-// scanning the memory block eight times).
+// recording a message (its instr() calls scanned the memory block eight times).
 constexpr std::string_view kV10 = R"sql(
 CREATE TABLE messages_fts_progress(
   id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -341,14 +340,14 @@ END;
 // memory_chars (kV9) goes: nothing reads it since context_chars is written (kV10), and SQLite
 // computes a table's generated columns for every row it inserts or updates, so its instr()
 // calls still scanned each user message's memory block twice as the message was recorded and
-// again when it left the history (bench_host: ~60K instructions a user message).
+// again when it left the history.
 constexpr std::string_view kV11 = R"sql(
 ALTER TABLE messages DROP COLUMN memory_chars;
 )sql";
 
 // The CHECKs that list more than two values compare with each in turn instead: SQLite builds a
-// temporary b-tree of an IN list's values for every row it checks (two zeroed pages; five a
-// turn, 0.17M of bench_host's 3.71M instructions a turn under callgrind). Same constraint, so
+// temporary b-tree of an IN list's values for every row it checks (two zeroed pages, five
+// times a turn). Same constraint, so
 // the CREATE TABLE texts are edited in place, SQLite's documented way of changing a CHECK
 // without copying the table (sqlite.org/lang_altertable.html, "making other kinds of table
 // schema changes"): no row is read, however large the file. RESET reloads this connection's

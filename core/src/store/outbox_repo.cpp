@@ -36,22 +36,9 @@ int64_t insertOutbox(Db& db, const std::string& chat_id, int64_t message_id,
   return static_cast<int64_t>(sqlite3_last_insert_rowid(db.prepared.db()));
 }
 
-void writeDeliveries(Db& db, const std::vector<PendingDelivery>& marks) {
-  for (const PendingDelivery& mark : marks) {
-    Query(db.prepared,
-          "UPDATE outbox SET state = ?, done_at = ?, text = '' WHERE id = ? AND state IN "
-          "('pending', 'sending')")
-        .bind(stateName(mark.how))
-        .bind(mark.at)
-        .bind(mark.id)
-        .run();
-  }
-}
-
 Result<std::vector<OutboxItem>> OutboxRepo::pending() {
   return locked(store_, "store", "outbox pending",
                 [&](Poco::Data::Session& s) -> Result<std::vector<OutboxItem>> {
-                  flushPending(store_.db());  // a row this process delivered is not pending
                   std::vector<int64_t> ids, attempted;
                   std::vector<std::string> chats, texts;
                   s << "SELECT id, chat_id, text, state = 'sending' FROM outbox "
@@ -79,9 +66,13 @@ Status OutboxRepo::markSending(int64_t id) {
 Status OutboxRepo::markDone(int64_t id, Delivery how) {
   if (id == 0) return Status::ok();
   return locked(store_, "store", "outbox mark done", [&](Poco::Data::Session&) -> Status {
-    Db& db = store_.db();
-    db.pending.deliveries.push_back({id, how, nowMs()});
-    flushIfDue(db, store_.access());
+    Query(store_.db().prepared,
+          "UPDATE outbox SET state = ?, done_at = ?, text = '' WHERE id = ? AND state IN "
+          "('pending', 'sending')")
+        .bind(stateName(how))
+        .bind(nowMs())
+        .bind(id)
+        .run();
     return Status::ok();
   });
 }

@@ -31,26 +31,16 @@ enum class Delivery {
   kDropped,    ///< never sent: the channel's output does not survive a restart (stdio)
 };
 
-/// A done mark waiting for the owner's next write transaction (store/pending_writes.h).
-struct PendingDelivery {
-  int64_t id = 0;
-  Delivery how = Delivery::kDelivered;
-  int64_t at = 0;  ///< ms since the epoch
-};
-
 class OutboxRepo {
  public:
   explicit OutboxRepo(Store& store) : store_(store) {}
-  /// Rows not delivered yet (never sent, or whose send was cut short), oldest first; a done
-  /// mark still waiting is written first.
+  /// Rows not delivered yet (never sent, or whose send was cut short), oldest first.
   Result<std::vector<OutboxItem>> pending();
   /// Marks an undelivered row as being sent (before the channel's send), at once. A no-op for
   /// id 0.
   Status markSending(int64_t id);
   /// Marks an undelivered row done (its text is dropped; the reply stays in messages). A no-op
-  /// for id 0 or a row already done. The database's owner writes the mark with its next write
-  /// transaction or Store::flush() (store/pending_writes.h): a commit of its own took 2% of a
-  /// turn (bench_host). Other access modes write it at once.
+  /// for id 0 or a row already done.
   Status markDone(int64_t id, Delivery how);
 
  private:

@@ -1,7 +1,7 @@
 #pragma once
 /// Prepared statements kept for the life of the connection, for the queries every turn runs.
 /// Poco::Data compiles a statement on each use and extracts rows through Dynamic::Var and
-/// deques; on the per-turn path that cost more than the queries themselves (bench_host).
+/// deques; on the per-turn path that cost more than the queries themselves.
 /// Included by store/*.cpp only; errors throw Poco::Data::DataException, which the
 /// repositories' guards already turn into a Status (a full disk as
 /// Poco::Data::SQLite::DatabaseFullException).

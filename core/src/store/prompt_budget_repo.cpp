@@ -32,8 +32,7 @@ bool samePart(const PromptPart& a, const PromptPart& b) {
 }  // namespace
 
 // Only the parts that changed are written (a turn changes the history's and the total's),
-// and the first, whose `at` is the budget's (bench_host under callgrind: 170K instructions
-// a turn when every row was deleted and inserted again, 66K).
+// and the first, whose `at` is the budget's, instead of deleting and inserting every row.
 void writePromptBudget(Db& db, const StoredBudget& budget) {
   const auto stored = storedParts(db, budget.chat_id);
   const auto count = budget.parts.size();

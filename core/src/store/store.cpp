@@ -124,10 +124,9 @@ Status migrate(sqlite3* h, const std::string& path) {
 
 Status setUp(sqlite3* h, const std::string& path, Access access) {
   // Reads come from a memory map of the file: a recall's index pages and a turn's history
-  // are then shared, clean page-cache pages instead of pread copies into a private cache
-  // (host time per turn 6.7 -> 4.9 ms in bench_host). The page cache holds only pages being
-  // written and the WAL's, so 256 KiB (SQLite's default is 2 MiB) measured as fast as 1 MiB
-  // in bench_host, and bounds what every instance keeps resident.
+  // are then shared, clean page-cache pages instead of pread copies into a private cache.
+  // The page cache holds only pages being written and the WAL's, so 256 KiB (SQLite's default
+  // is 2 MiB) is enough, and bounds what every instance keeps resident.
   std::vector<const char*> pragmas{"PRAGMA foreign_keys=ON", "PRAGMA cache_size=-256",
                                    "PRAGMA mmap_size=268435456"};
   if (access == Access::kOwner) {
@@ -155,9 +154,6 @@ Store::Store(std::string path, std::unique_ptr<Db> db, Access access)
 
 Store::~Store() {
   if (access_ != Access::kOwner) return;
-  if (Status s = flush(); !s.isOk()) {
-    log::warn("pending_rows_not_written", {{"path", path_}, {"error", s.message()}});
-  }
   std::lock_guard lock(mutex_);
   if (Status s = markCleanStop(handle(*db_)); !s.isOk()) {
     log::warn("store_clean_stop_not_marked", {{"path", path_}, {"error", s.message()}});
@@ -166,14 +162,13 @@ Store::~Store() {
 
 Result<std::unique_ptr<Store>> Store::open(const std::string& path, Access access, Check check) {
   try {
-    // No page-cache bulk allocation (20 pages, 87 KiB, taken whether used or not): with the
-    // memory map few pages are ever cached (bench_vs_floor: private memory 2.34 -> 2.26 MiB).
+    // No page-cache bulk allocation (taken whether used or not): with the memory map few
+    // pages are ever cached.
     // Refused, harmlessly, once SQLite is initialised, so only the first open sets it.
     [[maybe_unused]] static const int no_bulk =
         sqlite3_config(SQLITE_CONFIG_PAGECACHE, nullptr, 0, 0);
     // A connection is only ever used under its Store's mutex, so SQLite's own lock around
-    // every call only repeated it (bench_host under callgrind: 8.68M -> 8.19M instructions
-    // a turn).
+    // every call only repeated it.
     [[maybe_unused]] static const int no_connection_mutex =
         sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
     Poco::Data::SQLite::Connector::registerConnector();
@@ -207,13 +202,6 @@ Status Store::requireSchema() {
 bool Store::checkpointIfDue() {
   std::lock_guard lock(mutex_);
   return access_ == Access::kOwner && store::checkpointIfDue(handle(*db_), db_->wal);
-}
-
-Status Store::flush() {
-  return locked(*this, "store", "flush", [&](Poco::Data::Session&) -> Status {
-    flushPending(*db_);
-    return Status::ok();
-  });
 }
 
 void Store::releaseMemory() {

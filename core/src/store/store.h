@@ -41,9 +41,8 @@ class Store {
   static Result<std::unique_ptr<Store>> open(const std::string& path,
                                              Access access = Access::kOwner,
                                              Check check = Check::kAfterUncleanStop);
-  /// kOwner: writes what waits (flush()), then the clean-stop mark as the connection's last
-  /// write (every repository using the store is gone by then). A mark that cannot be written
-  /// means a check next time.
+  /// kOwner: writes the clean-stop mark as the connection's last write (every repository
+  /// using the store is gone by then). A mark that cannot be written means a check next time.
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -53,19 +52,14 @@ class Store {
   /// For operator commands, which never create the schema: an error naming the file when it
   /// has none (a new file, or not gantry's), instead of "no such table" from the first query.
   Status requireSchema();
-  /// For a process going idle: waits for a copy of the write-ahead log under way on the log
-  /// copier's thread, then copies the log back into the database itself once it has grown
-  /// past SQLite's usual mark (the owner's commits leave that for now, see
+  /// For a process going idle: copies the write-ahead log back into the database once it has
+  /// grown past SQLite's usual mark (the owner's commits leave that for now, see
   /// store/wal_checkpoints.h). True when it copied; always false but for the owner.
   bool checkpointIfDue();
-  /// For a process going idle: writes what waits for the owner's next write transaction
-  /// (store/pending_writes.h: model calls' usage rows, delivered replies' done marks).
-  Status flush();
   /// Frees the page cache's unused pages, for a process going idle: they stay allocated,
   /// and dirty in the heap, until the cache is shrunk.
   void releaseMemory();
   const std::string& path() const { return path_; }
-  Access access() const { return access_; }
 
   /// For repositories in store/ only.
   Db& db() { return *db_; }

@@ -12,25 +12,18 @@ using Poco::Data::Keywords::use;
 
 namespace gantry::store {
 
-void writeUsage(Db& db, const std::vector<PendingUsage>& calls) {
-  for (const PendingUsage& call : calls) {
-    if (call.model_outcome) writeModelOutcome(db, *call.model_outcome, call.outcome_at);
-    const UsageRow& row = call.row;
+Status UsageRepo::record(const UsageRow& row, const std::string* model_outcome) {
+  return locked(store_, "usage", "record", [&](Poco::Data::Session&) -> Status {
+    Db& db = store_.db();
+    Transaction transaction(db);
+    if (model_outcome) writeModelOutcome(db, *model_outcome, nowMs());
     Query insert(db.prepared,
                  "INSERT INTO usage(at, model, prompt_tokens, completion_tokens, cached_tokens, "
                  "estimated, dur_ms, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     insert.bind(row.at).bind(row.model).bind(row.prompt_tokens).bind(row.completion_tokens);
     insert.bind(row.cached_tokens).bind(int64_t{row.estimated ? 1 : 0}).bind(row.dur_ms);
     insert.bind(row.outcome).run();
-  }
-}
-
-Status UsageRepo::record(const UsageRow& row, const std::string* model_outcome) {
-  return locked(store_, "usage", "record", [&](Poco::Data::Session&) -> Status {
-    Db& db = store_.db();
-    db.pending.usage.push_back(
-        {row, model_outcome ? std::optional(*model_outcome) : std::nullopt, nowMs()});
-    flushIfDue(db, store_.access());
+    transaction.commit();
     return Status::ok();
   });
 }
@@ -38,7 +31,6 @@ Status UsageRepo::record(const UsageRow& row, const std::string* model_outcome) 
 Result<std::vector<UsageDay>> UsageRepo::daily(int days, int64_t now_ms, bool by_model) {
   return locked(
       store_, "usage", "daily", [&](Poco::Data::Session& session) -> Result<std::vector<UsageDay>> {
-        flushPending(store_.db());  // this process's calls count as soon as they end
         // Midnight UTC `days - 1` days ago: today counts as one day.
         Poco::Int64 since = (now_ms / 86400000 - (days - 1)) * 86400000;
         std::vector<Poco::Tuple<std::string, std::string, Poco::Int64, Poco::Int64, Poco::Int64,

@@ -3,7 +3,6 @@
 /// `gantry usage` and /status.
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,14 +21,6 @@ struct UsageRow {
   std::string outcome;  ///< ok | error | cancelled
 };
 
-/// A call's row waiting for the owner's next write transaction, with the heartbeat outcome
-/// it sets and when.
-struct PendingUsage {
-  UsageRow row;
-  std::optional<std::string> model_outcome;
-  int64_t outcome_at = 0;
-};
-
 /// Totals of one UTC day, or of one model on that day.
 struct UsageDay {
   std::string date;   ///< YYYY-MM-DD
@@ -43,9 +34,7 @@ class UsageRepo {
  public:
   explicit UsageRepo(Store& store) : store_(store) {}
   /// Appends the call's row and, when given, sets the heartbeat's last model outcome
-  /// (HeartbeatRepo). The database's owner writes them with its next write transaction (a
-  /// turn's tool calls, reply or close follow its model call within microseconds), see
-  /// store/pending_writes.h. Other access modes write them at once.
+  /// (HeartbeatRepo), both in one transaction.
   Status record(const UsageRow& row, const std::string* model_outcome = nullptr);
   /// One row per UTC day with calls, oldest first, over the last `days` days up to now_ms;
   /// by_model: one row per day and model, each day's models by name.

@@ -6,7 +6,6 @@
 #include "store/message_search.h"
 #include "unit/chat/chat_fixture.h"
 #include "unit/chat/manual_settle_clock.h"
-#include "unit/memory/memory_index.h"
 
 using gantry::ChannelCaps;
 using gantry::Role;
@@ -18,9 +17,7 @@ using gantry::testing::call;
 using gantry::testing::ChatFixture;
 using gantry::testing::editable;
 using gantry::testing::FakeChannel;
-using gantry::testing::indexTrees;
 using gantry::testing::ManualSettleClock;
-using gantry::testing::storeRowsOneByOne;
 using std::chrono::milliseconds;
 
 namespace {
@@ -356,17 +353,6 @@ TEST_CASE("a command after leading spaces is still a command", "[chat]") {
   f.say("  /status");
   CHECK(f.channel.sent() == std::vector<std::string>{"status of chat"});
   CHECK(f.provider.requests().empty());
-}
-
-TEST_CASE("a chat going idle merges a fragmented memory index before drain returns", "[chat]") {
-  ChatFixture f;
-  storeRowsOneByOne(f.temp.store(), 60);
-  REQUIRE(indexTrees(f.temp.store()) > gantry::store::kMaxMemoryIndexTrees);
-  f.provider.reply("noted");
-  f.say("hello");
-  f.service().drain();
-  CHECK(f.channel.waitFor("noted"));
-  CHECK(indexTrees(f.temp.store()) == 1);
 }
 
 TEST_CASE("a chat going idle indexes its turn's messages for search before drain returns",

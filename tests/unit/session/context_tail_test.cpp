@@ -1,6 +1,8 @@
 #include "session/context_tail.h"
 
 #include <catch2/catch.hpp>
+#include <string>
+#include <vector>
 
 using gantry::session::userText;
 using gantry::session::withContext;
@@ -32,13 +34,17 @@ TEST_CASE("words that only look like a context block are kept", "[session]") {
 
 TEST_CASE("a memory block keeps only the rows no earlier message showed", "[session]") {
   const std::string block = "[memory]\n- (fact) sky: blue\n- (person) mom: calls\n- (fact) a: b\n";
-  gantry::text::ShownRows shown;
-  CHECK(withoutShownRows(block, shown) == block);
-  shown.add(withContext("[memory]\n- (person) mom: calls\n", "t", "hi"));
-  shown.add(withContext("", "t", "- (fact) sky: blue"));
-  shown.add(withContext("[memory]\n- (fact) a: b\n- (fact) c: d\n", "", "x"));
-  CHECK(withoutShownRows(block, shown) == "[memory]\n- (fact) sky: blue\n");
-  CHECK(withoutShownRows("[memory]\n- (fact) a: b\n", shown).empty());
+  std::vector<gantry::ChatMessage> history;
+  CHECK(withoutShownRows(block, history) == block);
+  auto add = [&](gantry::Role role, std::string sent) {
+    history.push_back({role, std::move(sent), {}, {}, {}, {}, {}});
+  };
+  add(gantry::Role::kUser, withContext("[memory]\n- (person) mom: calls\n", "t", "hi"));
+  add(gantry::Role::kUser, withContext("", "t", "- (fact) sky: blue"));
+  add(gantry::Role::kAssistant, "[memory]\n- (fact) sky: blue\n\nechoed by the model");
+  add(gantry::Role::kUser, withContext("[memory]\n- (fact) a: b\n- (fact) c: d\n", "", "x"));
+  CHECK(withoutShownRows(block, history) == "[memory]\n- (fact) sky: blue\n");
+  CHECK(withoutShownRows("[memory]\n- (fact) a: b\n", history).empty());
   // A row is a whole line: one that only starts like a shown row is new.
-  CHECK(withoutShownRows("[memory]\n- (fact) a: bc\n", shown) == "[memory]\n- (fact) a: bc\n");
+  CHECK(withoutShownRows("[memory]\n- (fact) a: bc\n", history) == "[memory]\n- (fact) a: bc\n");
 }

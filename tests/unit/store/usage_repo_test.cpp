@@ -3,8 +3,6 @@
 #include <catch2/catch.hpp>
 
 #include "store/heartbeat_repo.h"
-#include "store/message_repo.h"
-#include "store/pending_writes.h"
 #include "unit/store/fresh_store.h"
 
 using namespace gantry;
@@ -83,67 +81,21 @@ int64_t committedCalls(const store::Store& owner) {
   return days->empty() ? 0 : days->front().calls;
 }
 
-ChatMessage toolCalls() {
-  ChatMessage message;
-  message.role = Role::kAssistant;
-  message.tool_calls.push_back({"call_1", "clock", "{}", {}});
-  return message;
-}
-
 }  // namespace
 
-TEST_CASE("the owner's usage rows are committed with its next write transaction, not a read",
+TEST_CASE("the owner's usage row and the heartbeat's outcome are committed when recorded",
           "[store]") {
-  auto s = freshStore("usage_carried.db");
+  auto s = freshStore("usage_committed.db");
   store::UsageRepo repo(*s);
-  store::HeartbeatRepo heartbeat(*s);
-  store::MessageRepo messages(*s);
-  REQUIRE(heartbeat.boot(1, 30, "stdio").isOk());
-  const int64_t session = messages.session("chat").value();
+  REQUIRE(store::HeartbeatRepo(*s).boot(1, 30, "stdio").isOk());
   const std::string failed = "error: HTTP 500 from the endpoint";
   REQUIRE(repo.record(call(kDec1, 10, 2), &failed).isOk());
-  CHECK(committedCalls(*s) == 0);
-
-  REQUIRE(messages.history(session).isOk());  // a read transaction carries nothing
-  CHECK(committedCalls(*s) == 0);
-
-  REQUIRE(messages.appendCalls(session, toolCalls()).isOk());
   CHECK(committedCalls(*s) == 1);
   auto reader = store::Store::open(s->path(), store::Access::kReadOnly);
   REQUIRE(reader.isOk());
   auto beat = store::HeartbeatRepo(*reader.value()).read().value();
   REQUIRE(beat.has_value());
   CHECK(beat->last_model_outcome == failed);
-
-  // Written once: the next write carries nothing more.
-  REQUIRE(messages.appendCalls(session, toolCalls()).isOk());
-  CHECK(committedCalls(*s) == 1);
-}
-
-TEST_CASE("waiting usage rows are written when too many wait, at flush and when the store closes",
-          "[store]") {
-  auto s = freshStore("usage_flushed.db");
-  store::UsageRepo repo(*s);
-  for (std::size_t i = 1; i < store::PendingWrites::kMax; ++i) {
-    REQUIRE(repo.record(call(kDec1, 1, 1)).isOk());
-  }
-  CHECK(committedCalls(*s) == 0);
-  REQUIRE(repo.record(call(kDec1, 1, 1)).isOk());
-  const auto limit = static_cast<int64_t>(store::PendingWrites::kMax);
-  CHECK(committedCalls(*s) == limit);
-
-  REQUIRE(repo.record(call(kDec1, 1, 1)).isOk());
-  REQUIRE(s->flush().isOk());
-  CHECK(committedCalls(*s) == limit + 1);
-  REQUIRE(s->flush().isOk());  // nothing waits: nothing written twice
-  CHECK(committedCalls(*s) == limit + 1);
-
-  REQUIRE(repo.record(call(kDec1, 1, 1)).isOk());
-  const std::string path = s->path();
-  s.reset();
-  auto reopened = store::Store::open(path);
-  REQUIRE(reopened.isOk());
-  CHECK(committedCalls(*reopened.value()) == limit + 2);
 }
 
 TEST_CASE("a store that is not the owner writes a usage row at once", "[store]") {

@@ -4,14 +4,14 @@
 /// Poco writes a request's header and body with separate send() calls, and servers such as
 /// Python's http.server write a response's header and body separately with Nagle's
 /// algorithm on. On a kept-alive connection Linux then delays our ACK of the first segment
-/// (~40 ms) and the peer holds the second until it comes: every call after the first costs
-/// 40-50 ms. So the socket gets TCP_NODELAY when it connects (Poco connects lazily inside
-/// sendRequest(), hence the connect() hook; Poco 1.11 sets it too, this keeps it explicit)
-/// and TCP_QUICKACK after every write, which makes the kernel acknowledge the reply's
-/// segments at once (the flag is not sticky, so it is set again each time).
+/// and the peer holds the second until it comes: every call after the first waits for the
+/// delayed ACK (bench_nagle). So the socket gets TCP_NODELAY when it connects (Poco connects
+/// lazily inside sendRequest(), hence the connect() hook; Poco 1.11 sets it too, this keeps it
+/// explicit) and TCP_QUICKACK after every write, which makes the kernel acknowledge the
+/// reply's segments at once (the flag is not sticky, so it is set again each time).
 ///
 /// Poco's request stream sends a body 4 KB at a time; sendRequest() below sends it in one
-/// write instead (a 300 KB chat request was ~80 sends, each with its quick-ack).
+/// write instead of one send, each with its quick-ack, per 4 KB.
 ///
 /// Header-only Poco code with no boundary types: modules and the core each compile their
 /// own copy, so it is not part of the module ABI.
