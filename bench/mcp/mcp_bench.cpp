@@ -89,8 +89,8 @@ void awaitAnswer(int fd, std::string& buffer, int id) {
 }
 
 std::vector<double> direct(int calls) {
-  auto child = ChildProcess::spawn("node", {everythingScript(), "stdio"},
-                                   gantry::mcp::minimalEnvironment());
+  auto child =
+      ChildProcess::spawn("node", {everythingScript(), "stdio"}, gantry::mcp::minimalEnvironment());
   if (!child.isOk()) throw std::runtime_error(child.status().message());
   auto& process = *child.value();
   std::string buffer;

@@ -450,7 +450,7 @@ CREATE INDEX watch_seen_age ON watch_seen(watch_id, seen_at);
 }  // namespace
 
 const std::vector<std::string_view>& migrations() {
-  static const std::vector<std::string_view> kAll = {kV1, kV2,  kV3,  kV4,  kV5,  kV6,  kV7, kV8,
+  static const std::vector<std::string_view> kAll = {kV1, kV2,  kV3,  kV4,  kV5,  kV6,  kV7,  kV8,
                                                      kV9, kV10, kV11, kV12, kV13, kV14, kV15, kV16};
   return kAll;
 }
