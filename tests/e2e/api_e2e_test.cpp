@@ -513,6 +513,18 @@ TEST_CASE("clients dripping their headers neither hold the API nor keep their co
   GantryProcess gantry(f.env());
   INFO(gantry.err());
   REQUIRE(f.waitUp());
+  // TASK_CONCURRENCY (2) tasks hold their threads for the whole test.
+  f.llm.addReply(R"({"content":"slow one","delay_ms":9000})");
+  f.llm.addReply(R"({"content":"slow two","delay_ms":9000})");
+  std::vector<std::future<Response>> tasks;
+  for (const char* id : {"slow-1", "slow-2"}) {
+    tasks.push_back(std::async(std::launch::async, [&f, id] {
+      return f.post("/task",
+                    std::string(R"({"reply":"none","content":"wait","id":")") + id + "\"}");
+    }));
+  }
+  for (int k = 0; k < 200 && f.llm.requests().size() < 2; ++k) std::this_thread::sleep_for(20ms);
+  REQUIRE(f.llm.requests().size() == 2);
   std::atomic<bool> done{false};
   std::atomic<int> cut{0};
   std::vector<std::thread> drippers;
@@ -544,6 +556,7 @@ TEST_CASE("clients dripping their headers neither hold the API nor keep their co
   for (auto& t : drippers) t.join();
   CHECK(cut == 8);  // none kept its connection past the deadline
   CHECK(f.get("/status").status == 200);
+  for (auto& task : tasks) CHECK(task.get().status == 200);
   CHECK(gantry.stop() == 0);
 }
 
