@@ -89,15 +89,14 @@ HeadGate::Head HeadGate::waitForHead(Poco::Net::StreamSocket& socket, Clock::tim
     if (static_cast<std::size_t>(n) > limits_.max_head) return Head::kRefused;
     auto now = Clock::now();
     if (now >= until) return Head::kPending;
-    // A peek leaves the bytes in place, so poll() would report them again at once: an
-    // incomplete head is looked at again after a short sleep instead.
-    auto wait = std::min<Clock::duration>(kStep, until - now);
-    if (n == 0) {
-      socket.poll(
-          Poco::Timespan(std::chrono::duration_cast<std::chrono::microseconds>(wait).count()),
-          Poco::Net::Socket::SELECT_READ | Poco::Net::Socket::SELECT_ERROR);
+    if (n == 0) {  // nothing yet: wait for the first bytes
+      socket.poll(Poco::Timespan(
+                      std::chrono::duration_cast<std::chrono::microseconds>(until - now).count()),
+                  Poco::Net::Socket::SELECT_READ | Poco::Net::Socket::SELECT_ERROR);
     } else {
-      std::this_thread::sleep_for(wait);
+      // A peek leaves the bytes in place, so poll() would report them again at once: an
+      // incomplete head is looked at again after a short sleep instead.
+      std::this_thread::sleep_for(std::min<Clock::duration>(kStep, until - now));
     }
   }
 }
