@@ -2,10 +2,8 @@
 
 #include <Poco/JSON/Array.h>
 #include <Poco/JSON/Object.h>
-#include <Poco/JSON/Parser.h>
 #include <Poco/Net/HTTPRequestHandler.h>
 #include <Poco/Net/HTTPRequestHandlerFactory.h>
-#include <Poco/Net/HTTPServer.h>
 #include <Poco/Net/HTTPServerParams.h>
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
@@ -13,10 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <regex>
-#include <set>
 #include <sstream>
 
+#include "api/request_body.h"
 #include "log/log.h"
 
 namespace gantry::api {
@@ -53,93 +53,29 @@ bool discard(std::istream& in, int64_t length) {
   return true;
 }
 
-/// The body as a JSON object with only the allowed keys; the error names what is wrong.
-Result<Object::Ptr> parseObject(const std::string& body, const std::set<std::string>& allowed) {
+/// A unix socket created in a fresh 0700 directory beside path, given mode 0600 there and
+/// renamed into place: no other user can reach it at any moment, and the process umask (shared
+/// by every thread) is left alone.
+Poco::Net::ServerSocket bindUnixSocket(const std::string& path) {
+  std::string dir_template = path + ".XXXXXX";
+  if (!::mkdtemp(dir_template.data())) {  // mode 0700
+    throw Poco::IOException("cannot create a private directory beside " + path,
+                            std::strerror(errno));
+  }
+  const std::string staging = dir_template + "/api.sock";
+  Poco::Net::ServerSocket socket;
   try {
-    Poco::JSON::Parser parser;
-    auto value = parser.parse(body);
-    auto object = value.extract<Object::Ptr>();
-    for (const auto& [key, v] : *object) {
-      if (!allowed.count(key)) return Status::error("unknown field \"" + key + "\"");
+    socket.bind(Poco::Net::SocketAddress(Poco::Net::SocketAddress::UNIX_LOCAL, staging));
+    if (::chmod(staging.c_str(), 0600) != 0 || ::rename(staging.c_str(), path.c_str()) != 0) {
+      throw Poco::IOException("cannot move the socket to " + path, std::strerror(errno));
     }
-    return object;
-  } catch (const Poco::BadCastException&) {
-    return Status::error("the body is not a JSON object");
-  } catch (const Poco::Exception& e) {
-    return Status::error("the body is not valid JSON: " + e.message());
+  } catch (...) {
+    ::unlink(staging.c_str());
+    ::rmdir(dir_template.c_str());
+    throw;
   }
-}
-
-Result<std::string> textField(const Object& object, const std::string& key, bool required) {
-  if (!object.has(key) || object.isNull(key)) {
-    if (required) return Status::error("\"" + key + "\" is required");
-    return std::string();
-  }
-  auto value = object.get(key);
-  if (!value.isString()) return Status::error("\"" + key + "\" must be a string");
-  return value.convert<std::string>();
-}
-
-/// The task's context: an array of {author, content, timestamp}, nothing else.
-Result<std::vector<TaskContextItem>> parseContext(const Poco::JSON::Array::Ptr& list) {
-  if (!list) return Status::error("\"context\" must be an array of {author, content, timestamp}");
-  std::vector<TaskContextItem> context;
-  for (std::size_t i = 0; i < list->size(); ++i) {
-    auto item = list->getObject(static_cast<unsigned>(i));
-    if (!item) return Status::error("\"context\" items must be objects");
-    TaskContextItem entry;
-    for (auto [key, field] :
-         {std::pair{"author", &entry.author}, std::pair{"content", &entry.content},
-          std::pair{"timestamp", &entry.timestamp}}) {
-      if (item->has(key) && !item->isNull(key)) *field = item->get(key).convert<std::string>();
-    }
-    for (const auto& [key, v] : *item) {
-      if (key != "author" && key != "content" && key != "timestamp") {
-        return Status::error("unknown context field \"" + key + "\"");
-      }
-    }
-    context.push_back(std::move(entry));
-  }
-  return context;
-}
-
-Result<TaskRequest> parseTask(const std::string& body) {
-  auto object = parseObject(body, {"id", "content", "context", "sensitive", "chat", "reply"});
-  if (!object.isOk()) return object.status();
-  const Object& o = *object.value();
-  TaskRequest task;
-  task.body_digest = bodyDigest(body);
-  auto id = textField(o, "id", true);
-  if (!id.isOk()) return id.status();
-  static const std::regex kId("[A-Za-z0-9_.:-]{1,128}");
-  if (!std::regex_match(id.value(), kId)) {
-    return Status::error("\"id\" must be 1 to 128 of A-Z a-z 0-9 _ . : -");
-  }
-  task.id = id.value();
-  auto content = textField(o, "content", true);
-  if (!content.isOk()) return content.status();
-  if (content->empty()) return Status::error("\"content\" is empty");
-  task.content = content.value();
-  auto chat = textField(o, "chat", false);
-  if (!chat.isOk()) return chat.status();
-  task.chat = chat.value();
-  auto reply = textField(o, "reply", false);
-  if (!reply.isOk()) return reply.status();
-  if (!reply->empty() && reply.value() != "none" && reply.value() != "chat") {
-    return Status::error("\"reply\" must be \"chat\" or \"none\"");
-  }
-  task.reply_to_chat = reply.value() != "none";
-  if (o.has("sensitive")) {
-    auto sensitive = o.get("sensitive");
-    if (!sensitive.isBoolean()) return Status::error("\"sensitive\" must be true or false");
-    task.sensitive = sensitive.convert<bool>();
-  }
-  if (o.has("context")) {
-    auto context = parseContext(o.getArray("context"));
-    if (!context.isOk()) return context.status();
-    task.context = std::move(context.value());
-  }
-  return task;
+  ::rmdir(dir_template.c_str());
+  return socket;
 }
 
 class Handler final : public Poco::Net::HTTPRequestHandler {
@@ -154,7 +90,7 @@ class Handler final : public Poco::Net::HTTPRequestHandler {
   ApiServer& server_;
 };
 
-class Factory final : public Poco::Net::HTTPRequestHandlerFactory {
+class Factory final : public GatedRequestHandlerFactory {
  public:
   explicit Factory(ApiServer& server) : server_(server) {}
   Poco::Net::HTTPRequestHandler* createRequestHandler(
@@ -181,7 +117,8 @@ ApiServer::ApiServer(ApiOptions options, ApiParts parts)
       mcp_(
           parts_.tasks, [this](const std::string& text) { return notifyOwner(text); },
           parts_.status),
-      pool_(1, options_.threads) {}
+      gate_(GateLimits{}),
+      pool_(1, options_.threads + gate_.limits().slow_total) {}
 
 Status ApiServer::notifyOwner(const std::string& text) {
   if (options_.owner_chat.empty())
@@ -198,21 +135,19 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(ApiOptions options, ApiParts
   try {
     Poco::Net::ServerSocket socket;
     if (!listen.unix_path.empty()) {
-      ::unlink(listen.unix_path.c_str());  // a socket file left by an earlier run
-      socket.bind(Poco::Net::SocketAddress(Poco::Net::SocketAddress::UNIX_LOCAL, listen.unix_path));
-      ::chmod(listen.unix_path.c_str(), 0600);
+      socket = bindUnixSocket(listen.unix_path);  // replaces a socket left by an earlier run
     } else {
       socket.bind(Poco::Net::SocketAddress(listen.host, listen.port), true);
     }
     socket.listen(256);
     auto* params = new Poco::Net::HTTPServerParams;
-    params->setMaxThreads(server->options_.threads);
-    params->setMaxQueued(256);  // a burst queues rather than being reset
-    params->setTimeout(Poco::Timespan(10, 0));
-    params->setKeepAlive(true);
-    server->server_ = std::make_unique<Poco::Net::HTTPServer>(new Factory(*server), server->pool_,
-                                                              socket, params);
-    server->server_->start();
+    // Threads for requests plus the gate's slow connections (see head_gate.h); tasks take at
+    // most TASK_CONCURRENCY of the former, so /status always finds one.
+    params->setMaxThreads(server->pool_.capacity());
+    params->setMaxQueued(256);  // a burst queues (holding no thread) rather than being reset
+    params->setTimeout(Poco::Timespan(10, 0));  // per receive, for bodies; heads have the gate
+    server->server_ = std::make_unique<GatedHttpServer>(new Factory(*server), server->pool_, socket,
+                                                        params, server->gate_);
   } catch (const Poco::Exception& e) {
     return Status::error("API_LISTEN: cannot listen: " + e.displayText());
   }
@@ -224,7 +159,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(ApiOptions options, ApiParts
 
 void ApiServer::stop() {
   if (!server_) return;
-  server_->stopAll(false);  // false: a request being handled is answered before its socket closes
+  server_->stop();  // a request being handled is answered before its socket closes
   pool_.joinAll();
   server_.reset();
   if (!options_.listen.unix_path.empty()) ::unlink(options_.listen.unix_path.c_str());
@@ -239,14 +174,18 @@ void ApiServer::handle(Poco::Net::HTTPServerRequest& request,
                              ? request.clientAddress().host().toString()
                              : std::string("unix");
     int retry = 0;
+    std::string auth = request.get("Authorization", "");
+    // Both compared every time, in constant time: which one matched takes no longer.
+    const bool task_token = bearerMatches(auth, options_.token);
+    const bool approver = bearerMatches(auth, options_.approve_token);
     if (!loopbackHostAllowed(request.getHost(), request.get("Origin", ""), options_.listen)) {
       reply = {403, errorJson("forbidden: the Host or Origin is not this loopback listener")};
-    } else if (!limiter_.allow(client, &retry)) {  // before the token: guesses are paced too
+    } else if (!task_token && !approver) {
+      // Guesses are paced in their own bucket, so they never use up a real client's.
+      reply = failures_.allow(client, &retry) ? Reply{401, errorJson("unauthorized")}
+                                              : Reply{429, errorJson("too many requests"), retry};
+    } else if (!limiter_.allow(approver ? "approve-token" : "task-token", &retry)) {
       reply = {429, errorJson("too many requests"), retry};
-    } else if (std::string auth = request.get("Authorization", "");
-               !bearerMatches(auth, options_.token) &&
-               !bearerMatches(auth, options_.approve_token)) {
-      reply = {401, errorJson("unauthorized")};
     } else if (request.hasContentLength() &&
                request.getContentLength64() > static_cast<int64_t>(options_.max_body)) {
       body_read = discard(request.stream(), request.getContentLength64());
@@ -258,7 +197,6 @@ void ApiServer::handle(Poco::Net::HTTPServerRequest& request,
         reply = {413,
                  errorJson("the body is over " + std::to_string(options_.max_body) + " bytes")};
       } else {
-        bool approver = bearerMatches(auth, options_.approve_token);
         std::string path = request.getURI().substr(0, request.getURI().find('?'));
         if (path == "/mcp") {
           auto answer = mcp_.handle({request.getMethod(), request.get("Mcp-Session-Id", ""),
@@ -276,7 +214,7 @@ void ApiServer::handle(Poco::Net::HTTPServerRequest& request,
   // A request refused before its body was read leaves that body on the connection, where it
   // would be taken for the next request: such a connection is closed after the answer.
   if (!body_read) response.setKeepAlive(false);
-  response.setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(reply.status));
+  response.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(reply.status));
   response.setContentType("application/json");
   if (reply.retry_after > 0) response.set("Retry-After", std::to_string(reply.retry_after));
   for (const auto& [name, value] : reply.headers) response.set(name, value);
@@ -313,6 +251,11 @@ ApiServer::Reply ApiServer::route(const std::string& method, const std::string& 
 ApiServer::Reply ApiServer::postTask(const std::string& body) {
   auto task = parseTask(body);
   if (!task.isOk()) return {400, errorJson(task.status().message())};
+  // The allowlist lives in the channel module, out of the API's reach: a reply may go to the
+  // owner's chat only, never to a chat the caller names.
+  if (!task->chat.empty() && task->chat != options_.owner_chat) {
+    return {400, errorJson("\"chat\" may only name the owner's chat (API_OWNER_CHAT)")};
+  }
   TaskOutcome outcome = parts_.tasks.run(task.value());
   if (outcome.http_status != 200) {
     return {outcome.http_status, errorJson(outcome.error), outcome.retry_after};

@@ -1,7 +1,9 @@
 #pragma once
 /// ApiServer: the local API (DESIGN 11), off unless API_LISTEN is set. Poco's HTTP server on a
-/// loopback address or a unix socket; every request is checked (Host/Origin, then the bearer
-/// token, then the client's rate) before its body (at most 1 MB) is read. Endpoints:
+/// loopback address or a unix socket, each connection's head under a deadline (HeadGate); every
+/// request is checked (Host/Origin, then the bearer token, then the rate: failed tokens in one
+/// bucket per client, each valid token in its own) before its body (at most 1 MB) is read.
+/// Endpoints:
 ///   POST /task                         a stateless task turn (TaskService)
 ///   POST /notify {"text","level"?}     a message to the owner's chat
 ///   GET  /approvals                    pending approvals   } with API_APPROVE_TOKEN only
@@ -16,6 +18,7 @@
 #include <memory>
 #include <string>
 
+#include "api/head_gate.h"
 #include "api/http_guard.h"
 #include "api/listen_address.h"
 #include "api/mcp_endpoint.h"
@@ -24,7 +27,6 @@
 #include "gantry/channel.h"
 
 namespace Poco::Net {
-class HTTPServer;
 class HTTPServerRequest;
 class HTTPServerResponse;
 }  // namespace Poco::Net
@@ -36,7 +38,7 @@ struct ApiOptions {
   std::string token;
   std::string approve_token;  ///< empty: the approval endpoints answer 403
   std::string owner_chat;     ///< for /notify
-  int threads = 8;
+  int threads = 8;            ///< for requests; the server adds threads for slow heads (HeadGate)
   std::size_t max_body = 1 << 20;
 };
 
@@ -74,11 +76,13 @@ class ApiServer {
 
   ApiOptions options_;
   ApiParts parts_;
-  RateLimiter limiter_{10, 20};
+  RateLimiter limiter_{10, 20};  ///< per valid token
+  RateLimiter failures_{1, 10};  ///< per client, requests with no valid token
   McpEndpoint mcp_;
   // The server's own threads: stop() waits for them, so no handler outlives this object.
+  HeadGate gate_;
   Poco::ThreadPool pool_;
-  std::unique_ptr<Poco::Net::HTTPServer> server_;
+  std::unique_ptr<GatedHttpServer> server_;
 };
 
 }  // namespace gantry::api

@@ -1,5 +1,7 @@
 #include "api/http_guard.h"
 
+#include <Poco/String.h>
+
 #include <cmath>
 #include <vector>
 
@@ -23,14 +25,21 @@ bool loopbackHostAllowed(const std::string& host_header, const std::string& orig
 }
 
 bool bearerMatches(const std::string& header, const std::string& token) {
-  const std::string expected = "Bearer " + token;
   if (token.empty()) return false;
+  // The scheme is not secret and matched case-insensitively (RFC 9110 11.1), then one or more
+  // spaces; only the credentials are compared in constant time.
+  std::size_t space = header.find(' ');
+  if (space == std::string::npos || Poco::icompare(header.substr(0, space), "bearer") != 0) {
+    return false;
+  }
+  std::size_t start = header.find_first_not_of(' ', space);
+  const std::string given = start == std::string::npos ? "" : header.substr(start);
   // Every byte of the longer string is looked at, whatever matched before.
-  std::size_t n = std::max(header.size(), expected.size());
-  unsigned char diff = header.size() == expected.size() ? 0 : 1;
+  std::size_t n = std::max(given.size(), token.size());
+  unsigned char diff = given.size() == token.size() ? 0 : 1;
   for (std::size_t i = 0; i < n; ++i) {
-    unsigned char a = i < header.size() ? static_cast<unsigned char>(header[i]) : 0;
-    unsigned char b = i < expected.size() ? static_cast<unsigned char>(expected[i]) : 0;
+    unsigned char a = i < given.size() ? static_cast<unsigned char>(given[i]) : 0;
+    unsigned char b = i < token.size() ? static_cast<unsigned char>(token[i]) : 0;
     diff |= static_cast<unsigned char>(a ^ b);
   }
   return diff == 0;

@@ -17,8 +17,9 @@ namespace gantry::api {
 bool loopbackHostAllowed(const std::string& host_header, const std::string& origin,
                          const ListenAddress& listen);
 
-/// True when header is exactly "Bearer <token>"; the time taken does not depend on where a
-/// wrong token first differs. An empty token matches nothing.
+/// True when header is "Bearer <token>", the scheme in any case and followed by one or more
+/// spaces; the time taken does not depend on where a wrong token first differs. An empty token
+/// matches nothing.
 bool bearerMatches(const std::string& header, const std::string& token);
 
 /// A token bucket per client: `burst` requests at once, refilled at `per_second`.

@@ -24,12 +24,20 @@ struct TaskContextItem {
   std::string author, content, timestamp;
 };
 
+/// Where the caller says a task came from (the Veskslop body's platform ids and author): shown
+/// to the model as untrusted context, never used to route anything.
+struct TaskSource {
+  std::string guild_id, channel_id, author;
+  bool empty() const { return guild_id.empty() && channel_id.empty() && author.empty(); }
+};
+
 struct TaskRequest {
   std::string id;
   std::string content;
   std::vector<TaskContextItem> context;
+  TaskSource source;
   bool sensitive = false;  ///< the reply is returned only, never sent to a chat
-  std::string chat;        ///< where the reply goes; empty: the owner's chat
+  std::string chat;        ///< where the reply goes; empty or checked to be the owner's chat
   bool reply_to_chat = true;
   std::string body_digest;  ///< of the request body: the same id must come with the same body
 };
@@ -80,7 +88,8 @@ class TaskService {
 /// The digest a task's id is bound to (hex SHA-256 of what makes it this task).
 std::string bodyDigest(std::string_view body);
 
-/// The message a task turn sends: the context marked as untrusted data, then the task.
+/// The message a task turn sends: the context and the source marked as untrusted data, each
+/// item one JSON object on its own line (so no item can forge a delimiter), then the task.
 std::string taskMessage(const TaskRequest& request);
 
 }  // namespace gantry::api

@@ -39,11 +39,15 @@ TEST_CASE("Host and Origin must name the loopback listener", "[api]") {
   CHECK_FALSE(loopbackHostAllowed("evil.example", "", unix_socket));
 }
 
-TEST_CASE("the bearer token must match exactly", "[api]") {
+TEST_CASE("the bearer token must match exactly, its scheme in any case", "[api]") {
   CHECK(bearerMatches("Bearer s3cret", "s3cret"));
+  CHECK(bearerMatches("bearer s3cret", "s3cret"));
+  CHECK(bearerMatches("BEARER  s3cret", "s3cret"));
+  CHECK_FALSE(bearerMatches("Bearer S3CRET", "s3cret"));
+  CHECK_FALSE(bearerMatches("Bearers3cret", "s3cret"));
+  CHECK_FALSE(bearerMatches("Basic s3cret", "s3cret"));
   CHECK_FALSE(bearerMatches("Bearer s3cre", "s3cret"));
   CHECK_FALSE(bearerMatches("Bearer s3cret2", "s3cret"));
-  CHECK_FALSE(bearerMatches("bearer s3cret", "s3cret"));
   CHECK_FALSE(bearerMatches("s3cret", "s3cret"));
   CHECK_FALSE(bearerMatches("Bearer ", ""));
 }
