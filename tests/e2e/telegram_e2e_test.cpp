@@ -265,8 +265,8 @@ TEST_CASE("the slash commands are registered as the bot's command menu at start"
   names.reserve(commands.size());
   for (const auto& c : commands) names.push_back(c.command);
   CHECK(names == std::vector<std::string>{"new", "cancel", "status", "tools", "tokens", "perf",
-                                          "toolstats", "memstats", "approval", "approve", "deny",
-                                          "help"});
+                                          "toolstats", "memstats", "budget", "approval", "approve",
+                                          "deny", "help"});
   for (const auto& c : commands) CHECK_FALSE(c.description.empty());
   CHECK(f.telegram.calls("setMyCommands") == 1);
   CHECK(gantry.stop() == 0);

@@ -16,6 +16,7 @@
 #include "app/init_command.h"
 #include "app/mcp_sandbox_options.h"
 #include "approvals/approvals_command.h"
+#include "budget/daily_budget.h"
 #include "config/config.h"
 #include "config/process_env.h"
 #include "cron/cron_command.h"
@@ -64,7 +65,7 @@ commands:
                       pending approvals of `ask` tools; one call in full; decide one
   secret set NAME | list | rm NAME   keep secrets in DATA_DIR/vault (value from stdin)
   search QUERY [--limit N]   search what the user and the model said
-  usage [--days N]    model calls and tokens per day and model
+  usage [--days N]    model calls and tokens per day and model; the daily cap, if set
   tokens [CHAT_ID]    a chat's standing prompt, estimated part by part (as /tokens)
   perf                the last 10 turns: model, first-token and tool ms, rounds, prompt tokens
   toolstats           per tool: calls, ok, errors, mean and max ms, result chars; repairs
@@ -263,12 +264,27 @@ int searchCommand(const Args& args) {
   return 0;
 }
 
+/// The last row of `gantry usage` when a daily cap is set: today in CRON_TZ against it.
+int printCap(const config::Config& config, store::Store& store) {
+  if (config.budget_daily_tokens <= 0) return 0;
+  auto zone = cron::loadCronZone(config.cron_tz);
+  if (!zone.isOk()) return std::cerr << "gantry: " << zone.status().message() << "\n", 1;
+  budget::DailyBudget budget(store, config.budget_daily_tokens, zone.value());
+  if (Status s = budget.load(); !s.isOk()) return std::cerr << "gantry: " << s.message() << "\n", 1;
+  const budget::BudgetDay day = budget.today();
+  std::cout << "cap\t" << budget::localDay(store::nowMs(), zone->tz) << "\t" << day.spent << "\t"
+            << day.cap << "\t" << zone->name << "\n";
+  return 0;
+}
+
 int usageCommand(const Args& args) {
   if (wantsHelp(args)) {
     std::cout << "usage: gantry usage [--days N]\nModel calls per UTC day and model over the "
                  "last N days (default 7): date, model (as the responses named it), calls, "
                  "prompt, completion and cached tokens; a trailing 'est:K' says K calls' tokens "
-                 "are chars/4 estimates.\n";
+                 "are chars/4 estimates. With BUDGET_DAILY_TOKENS set, a last row: cap, "
+                 "today's date in CRON_TZ, tokens spent today, today's cap (with /budget "
+                 "raises), CRON_TZ.\n";
     return 0;
   }
   int days = 7;
@@ -286,7 +302,7 @@ int usageCommand(const Args& args) {
               << (day.estimated_calls > 0 ? "\test:" + std::to_string(day.estimated_calls) : "")
               << "\n";
   }
-  return 0;
+  return printCap(*config, *store);
 }
 
 /// A report read from DATA_DIR's database: `gantry tokens|perf|toolstats|memstats`, each

@@ -23,6 +23,9 @@
 #include "app/reexec.h"
 #include "app/signals.h"
 #include "approvals/approvals.h"
+#include "budget/budget_gate.h"
+#include "budget/capped_provider.h"
+#include "budget/daily_budget.h"
 #include "chat/chat_service.h"
 #include "chat/redacting_channel.h"
 #include "chat/slash_commands.h"
@@ -249,14 +252,41 @@ class Daemon {
     redactSecrets(channel_module);
     redactSecrets(provider_module);
     module_provider_ = take(modules::createProvider(provider_module, *provider_host_));
-    provider_ = std::make_unique<RecordingProvider>(*module_provider_, *usage_);
+    startBudget();
+    provider_ = std::make_unique<RecordingProvider>(
+        *module_provider_, *usage_, [budget = budget_.get()](const store::UsageRow& row) {
+          budget->charge(row.prompt_tokens + row.completion_tokens);
+        });
     channel_ = take(modules::createChannel(channel_module, *channel_host_));
     channel_->offerCommands(chat::menuCommands());
     watched_channel_ = std::make_unique<health::WatchedChannel>(*channel_, watch_);
     chat_channel_ = std::make_unique<chat::RedactingChannel>(*watched_channel_);
+    startBudgetGate();
     startErrorReporting();
     log::info("modules_loaded",
               {{"dir", dir}, {"channel", channel_module.path}, {"provider", provider_module.path}});
+  }
+
+  /// BUDGET_DAILY_TOKENS: today's spend so far, from the usage record, before any call.
+  void startBudget() {
+    budget_ =
+        std::make_unique<budget::DailyBudget>(*store_, config_.budget_daily_tokens, clockZone());
+    check(budget_->load());
+  }
+
+  /// Every model call passes the cap: the agent's (turns, folds, tasks) and consolidation's.
+  void startBudgetGate() {
+    const std::string owner_chat =
+        config_.api_owner_chat.empty() ? channel_->ownerReports().chat_id : config_.api_owner_chat;
+    budget_gate_ = std::make_unique<budget::BudgetGate>(
+        *budget_,
+        [this](const std::string& chat_id, const std::string& text) {
+          if (auto sent = chat_channel_->send(chat_id, text); !sent.isOk()) {
+            log::warn("budget_notice_not_sent", {{"error", sent.status().message()}});
+          }
+        },
+        owner_chat);
+    turn_provider_ = std::make_unique<budget::CappedProvider>(*provider_, *budget_gate_, "turn");
   }
 
   /// Copies of log records go to the owner's chat when the channel's configuration asks for
@@ -333,6 +363,12 @@ class Daemon {
           auto reply = chat_->runScheduled(job.chat_id, job.prompt);
           return reply.isOk() ? Status::ok() : reply.status();
         });
+    // A due job past the daily cap is recorded as skipped and runs no turn.
+    scheduler_->setGate([this](const store::CronJob& job) -> std::optional<cron::Skip> {
+      auto refused = budget_gate_->unattended("cron", "job " + std::to_string(job.id), job.chat_id);
+      if (!refused) return std::nullopt;
+      return cron::Skip{*refused, budget_->today().resets_at};
+    });
     cron_tools_ = std::make_unique<cron::CronTools>(*store_, *zone_, config_.cron_max_jobs, nullptr,
                                                     [s = scheduler_.get()] { s->jobsChanged(); });
     catalog_.add(cron_tools_.get());
@@ -351,6 +387,9 @@ class Daemon {
       return watch::callWatched(catalog_, w.tool, w.arguments, context);
     };
     hooks.run_turn = [this](const store::Watch& w, const std::string& message) {
+      if (budget_gate_->unattended("watch", "watch " + std::to_string(w.id), w.chat_id)) {
+        return watch::TurnOutcome::kSkipped;
+      }
       auto reply = chat_->runScheduled(w.chat_id, message);
       const bool refused = !reply.isOk() && reply.status().isCancelled() &&
                            reply.status().message() == "shutting down";
@@ -375,7 +414,7 @@ class Daemon {
     options.runner.result_max_chars = static_cast<std::size_t>(config_.tool_result_max_chars);
     options.runner.approval_wait = std::chrono::seconds(config_.approval_wait_seconds);
     options.stream = config_.stream_replies;
-    agent_ = std::make_unique<agent::Agent>(*provider_, catalog_, *store_, options,
+    agent_ = std::make_unique<agent::Agent>(*turn_provider_, catalog_, *store_, options,
                                             approvals_.get(), publication_.get());
     agent_->setPersona(persona_.text);
     chat_ = std::make_unique<chat::ChatService>(*agent_, *chat_channel_, *store_, chatOptions(),
@@ -413,6 +452,10 @@ class Daemon {
     options.stream.trace = config_.tool_trace;
     options.stream.spinup_ms = config_.spinup_notice_ms;
     options.coalesce_settle_ms = config_.coalesce_settle_ms;
+    options.owner_gate = [gate = budget_gate_.get()] { return gate->ownerTurn(); };
+    options.commands["/budget"] = [budget = budget_.get()](const InboundMessage& m) {
+      return budget::budgetCommand(*budget, m.text, store::nowMs());
+    };
     if (auto* conflicts = persona_conflicts_.get()) {
       options.owner_note = [conflicts] {
         auto note = conflicts->untold();
@@ -455,8 +498,10 @@ class Daemon {
     if (memory_repo_ && config_.memory_consolidate_minutes > 0) {
       memory::ConsolidatorOptions options;
       options.period = std::chrono::minutes(config_.memory_consolidate_minutes);
-      consolidator_ =
-          std::make_unique<memory::Consolidator>(*store_, *provider_, persona_.user, options);
+      consolidation_provider_ =
+          std::make_unique<budget::CappedProvider>(*provider_, *budget_gate_, "consolidation");
+      consolidator_ = std::make_unique<memory::Consolidator>(*store_, *consolidation_provider_,
+                                                             persona_.user, options);
       consolidator_->start();
     }
     heartbeat_thread_ = std::thread([this] { heartbeatLoop(); });
@@ -610,7 +655,11 @@ class Daemon {
   health::ChannelVerdict verdict_;  ///< as of the last beat (heartbeat thread only)
   std::unique_ptr<CoreHost> channel_host_, provider_host_;
   std::unique_ptr<Provider> module_provider_;
+  std::unique_ptr<budget::DailyBudget> budget_;
   std::unique_ptr<Provider> provider_;  ///< module_provider_, recording outcomes
+  std::unique_ptr<budget::BudgetGate> budget_gate_;
+  std::unique_ptr<Provider> turn_provider_;           ///< provider_ past the daily cap check
+  std::unique_ptr<Provider> consolidation_provider_;  ///< the same, for consolidation
   std::unique_ptr<Channel> channel_;
   std::unique_ptr<Channel> watched_channel_;  ///< channel_, each send's outcome watched
   std::unique_ptr<Channel> chat_channel_;     ///< watched_channel_, every outbound text redacted

@@ -44,6 +44,7 @@ void RecordingProvider::recordUsage(const ChatRequest& request,
   if (!response.status().isCancelled()) {
     outcome = response.isOk() ? "ok" : "error: " + response.status().message();
   }
+  if (on_call_) on_call_(row);
   auto status = usage_.record(row, outcome ? &*outcome : nullptr);
   if (!status.isOk()) log::warn("usage_not_recorded", {{"error", status.message()}});
 }

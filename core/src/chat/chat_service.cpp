@@ -1,6 +1,7 @@
 #include "chat/chat_service.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "chat/chat_worker.h"
 #include "chat/restart_recovery.h"
@@ -25,7 +26,7 @@ ChatService::ChatService(agent::Agent& agent, Channel& channel, store::Store& st
       outbox_(store),
       turns_(store),
       message_index_(store),
-      options_(options),
+      options_(std::move(options)),
       texts_(std::move(texts)),
       caps_(channel.caps()),
       approvals_(approvals) {
@@ -113,7 +114,7 @@ std::string ChatService::commandOf(const InboundMessage& message) const {
 
 bool ChatService::knownCommand(const std::string& cmd) const {
   const auto& all = slashCommands();
-  return cmd == "/start" || texts_.count(cmd) > 0 ||
+  return cmd == "/start" || texts_.count(cmd) > 0 || options_.commands.count(cmd) > 0 ||
          std::any_of(all.begin(), all.end(),
                      [&](const SlashCommand& c) { return cmd == "/" + std::string(c.name); });
 }
@@ -146,6 +147,9 @@ void ChatService::cancel(const std::string& chat_id) {
 }
 
 std::string ChatService::reply(const InboundMessage& m, const std::string& cmd) {
+  if (auto command = options_.commands.find(cmd); command != options_.commands.end()) {
+    return command->second(m);
+  }
   if (auto report = texts_.find(cmd); report != texts_.end()) {
     return report->second ? report->second(m.chat_id) : "";
   }

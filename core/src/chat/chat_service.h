@@ -40,6 +40,13 @@ struct ChatOptions {
   /// Asked before each turn of the owner's (not scheduled ones), on the chat's worker; unset
   /// tells nothing (the persona's conflicts with memory, memory/persona_conflicts.h).
   std::function<OwnerNote()> owner_note;
+  /// Asked before each turn of the owner's, on the chat's worker: "" runs it; a line is sent
+  /// instead, with no model call, and the message is marked handled (the daily token cap,
+  /// budget/budget_gate.h). Unset: every turn runs.
+  std::function<std::string()> owner_gate;
+  /// Commands answered from the whole message ("/budget +N"), keyed with their slash; on the
+  /// same threads as CommandTexts.
+  std::map<std::string, std::function<std::string(const InboundMessage&)>> commands;
   int coalesce_settle_ms = 2000;  ///< 0 = off: every message is its own turn
   /// What the settle time is measured by; not owned, outlives the service.
   SettleClock* settle_clock = &steadySettleClock();

@@ -159,6 +159,7 @@ void ChatService::Worker::waitForQuiet(std::unique_lock<std::mutex>& lock) {
 }
 
 void ChatService::Worker::run(Bubbles& bubbles) {
+  if (refusedByGate(bubbles)) return;
   tellOwner();
   agent::TurnRequest request;
   request.text = bubbles.message.text;
@@ -175,6 +176,19 @@ void ChatService::Worker::run(Bubbles& bubbles) {
     bubbles.inbox_ids.clear();  // marked handled when the turn recorded it
     queue_.emplace_front(std::move(bubbles));
   }
+}
+
+/// The daily cap reached: the owner gets the gate's line and the model nothing.
+bool ChatService::Worker::refusedByGate(const Bubbles& bubbles) {
+  if (!s_.options_.owner_gate) return false;
+  const std::string line = s_.options_.owner_gate();
+  if (line.empty()) return false;
+  log::info("owner_turn_refused", {{"chat", chat_id_}, {"reason", "daily token cap"}});
+  if (Status s = s_.inbox_.markHandled(bubbles.inbox_ids); !s.isOk()) {
+    log::warn("inbox_mark_failed", {{"error", s.message()}});
+  }
+  s_.channel_.send(chat_id_, line);
+  return true;
 }
 
 /// The note the application has for the owner goes ahead of the turn's reply, once.

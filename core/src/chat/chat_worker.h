@@ -68,6 +68,7 @@ class ChatService::Worker {
 
   void run(Bubbles& bubbles);
   void tellOwner();
+  bool refusedByGate(const Bubbles& bubbles);
   void run(Command& command);
   void run(Scheduled& scheduled);
   void run(Resume& resume);

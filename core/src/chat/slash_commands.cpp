@@ -12,6 +12,7 @@ const std::vector<SlashCommand>& slashCommands() {
       {"perf", "", "the last 10 turns: model, first token and tool ms, rounds, prompt tokens"},
       {"toolstats", "", "calls, errors and time per tool; repairs of what the model sent"},
       {"memstats", "", "memory rows by kind and state, conflicts, backlog, database size"},
+      {"budget", "[+N]", "today's tokens against the daily cap; +N raises today's cap"},
       {"approval", "ID", "the call an approval is for, every argument in full"},
       {"approve", "ID", "let a tool that asked for approval run"},
       {"deny", "ID", "refuse a tool that asked for approval"},

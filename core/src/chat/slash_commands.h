@@ -12,7 +12,7 @@ namespace gantry::chat {
 
 struct SlashCommand {
   std::string_view name;  ///< without the slash: lowercase letters, digits, underscores
-  std::string_view args;  ///< "ID", or "" when it takes none
+  std::string_view args;  ///< "ID", "[+N]", or "" when it takes none
   std::string_view description;
 };
 

@@ -152,6 +152,7 @@ void readMemoryAndCron(Reader& r, Config& c) {
   r.boolean("WATCH_ENABLED", &c.watch_enabled);
   r.integer("WATCH_MAX", &c.watch_max, 1, 100000);
   r.integer("WATCH_MIN_SECONDS", &c.watch_min_seconds, 1, 86400);
+  r.integer("BUDGET_DAILY_TOKENS", &c.budget_daily_tokens, 0, 2000000000);
 }
 
 void readChat(Reader& r, Config& c) {

@@ -44,7 +44,8 @@ struct Config {
   int cron_tick_seconds = 15;
   bool watch_enabled = true;
   int watch_max = 50;
-  int watch_min_seconds = 60;  ///< a shorter watch interval is raised to this
+  int watch_min_seconds = 60;   ///< a shorter watch interval is raised to this
+  int budget_daily_tokens = 0;  ///< 0: no cap; the day is midnight to midnight in CRON_TZ
   bool stream_replies = false;
   TraceMode tool_trace = TraceMode::kCompact;
   int coalesce_settle_ms = 2000;

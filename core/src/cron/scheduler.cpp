@@ -121,7 +121,7 @@ int Scheduler::runDue() {
 
 void Scheduler::runJob(const store::CronJob& job, int64_t now) {
   bool one_shot = false;
-  if (!advance(job, now, &one_shot)) return;
+  if (!advance(job, now, &one_shot) || skipped(job, now, one_shot)) return;
   log::info("cron_run", {{"job", std::to_string(job.id)}, {"chat", job.chat_id}});
   Result<int64_t> run_id =
       repo_.recordRun({0, job.id, now, std::nullopt, "running", std::string()});
@@ -136,6 +136,18 @@ void Scheduler::runJob(const store::CronJob& job, int64_t now) {
               {"dur_ms", std::to_string(finished - now)},
               {"detail", outcome.message()}});
   if (one_shot) repo_.remove(job.id);
+}
+
+// A run the gate refuses is recorded as skipped; a one-shot is kept for when it allows runs
+// again, a recurring job has already moved on to its next slot.
+bool Scheduler::skipped(const store::CronJob& job, int64_t now, bool one_shot) {
+  std::optional<Skip> skip = gate_ ? gate_(job) : std::nullopt;
+  if (!skip) return false;
+  log::info("cron_run_skipped", {{"job", std::to_string(job.id)}, {"detail", skip->detail}});
+  Result<int64_t> run_id = repo_.recordRun({0, job.id, now, std::nullopt, "skipped", ""});
+  if (run_id.isOk()) repo_.finishRun(run_id.value(), now, "skipped", skip->detail);
+  if (one_shot) repo_.setNextRun(job.id, std::max(skip->resume_at, now + 1));
+  return true;
 }
 
 // Stores the slot after this one before the turn runs. False when the job must not run: its

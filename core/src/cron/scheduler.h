@@ -9,6 +9,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 
 #include "cron/cron_options.h"
@@ -21,6 +22,14 @@ namespace gantry::cron {
 /// business. The returned Status is recorded as the run's outcome (ok, error, retry,
 /// cancelled) with its message as detail. Exceptions are caught and recorded as errors.
 using RunTurn = std::function<Status(const store::CronJob& job)>;
+
+/// Asked before each run: nullopt to run it, or why it is skipped (the daily token cap); a
+/// skipped run is recorded with outcome "skipped" and that detail, and runs no turn.
+struct Skip {
+  std::string detail;
+  int64_t resume_at = 0;  ///< ms: when a skipped one-shot job is tried again
+};
+using Gate = std::function<std::optional<Skip>(const store::CronJob& job)>;
 
 /// Owns the ticker thread. Non-copyable; the store must outlive it.
 ///
@@ -39,6 +48,8 @@ class Scheduler {
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
+  /// Sets the gate every due job passes first; before start().
+  void setGate(Gate gate) { gate_ = std::move(gate); }
   /// Starts the ticker; the first pass runs at once (catching up missed jobs). Idempotent.
   void start();
   /// A job was added: the ticker looks at the jobs again. Safe from any thread, before start()
@@ -57,11 +68,13 @@ class Scheduler {
   std::optional<std::chrono::milliseconds> untilNextRun(int ran);
   void runJob(const store::CronJob& job, int64_t now);
   bool advance(const store::CronJob& job, int64_t now, bool* one_shot);
+  bool skipped(const store::CronJob& job, int64_t now, bool one_shot);
 
   store::CronRepo repo_;
   Zone zone_;
   int tick_seconds_;
   RunTurn run_turn_;
+  Gate gate_;
   Clock clock_;
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -236,8 +236,13 @@ void Poller::runTurn(const store::Watch& w, const std::vector<Item>& items,
   } catch (const std::exception& e) {
     log::error("watch_turn_threw", {{"watch", std::to_string(w.id)}, {"error", e.what()}});
   }
-  if (outcome != TurnOutcome::kNotStarted) return;
-  // Never shown: they are new again for the next poll (the next start's).
+  if (outcome == TurnOutcome::kRan) return;
+  if (outcome == TurnOutcome::kSkipped) {
+    log::info("watch_turn_skipped",
+              {{"watch", std::to_string(w.id)}, {"items", std::to_string(shown.size())}});
+  }
+  // Never shown: they are new again for the next poll (the next start's, or the first one
+  // after the cap resets).
   if (Status s = repo_.forget(w.id, fresh); !s.isOk()) {
     log::error("watch: cannot forget unshown items",
                {{"watch", std::to_string(w.id)}, {"error", s.message()}});

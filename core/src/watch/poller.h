@@ -27,6 +27,7 @@ namespace gantry::watch {
 enum class TurnOutcome {
   kRan,         ///< the turn ran (whatever its reply): the items were shown
   kNotStarted,  ///< refused before it started (shutting down): the items count as new again
+  kSkipped,     ///< skipped (the daily token cap): the items count as new again
 };
 
 /// What the poller needs from the core. Each is called on the poller's thread.

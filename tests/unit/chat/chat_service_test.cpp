@@ -388,3 +388,24 @@ TEST_CASE("/approval ID shows the call with every argument in full, in its own c
   f.say("/approval");
   CHECK(f.channel.waitFor("Usage: /approval ID"));
 }
+
+TEST_CASE("a closed owner gate answers the message with its line and calls no model", "[chat]") {
+  ChatFixture f;
+  bool closed = false;
+  f.chat_options.owner_gate = [&closed] { return closed ? std::string("cap reached") : ""; };
+  f.chat_options.commands["/budget"] = [](const gantry::InboundMessage& m) {
+    return "budget: " + m.text;
+  };
+  f.say("hello");
+  f.service().drain();
+  CHECK(f.provider.requests().size() == 1);
+  closed = true;
+  f.say("again");
+  f.service().drain();
+  f.say("/budget +5");  // answered at once, from the whole message
+  f.service().drain();
+  CHECK(f.provider.requests().size() == 1);
+  REQUIRE(f.channel.sent().size() == 3);
+  CHECK(f.channel.sent()[1] == "cap reached");
+  CHECK(f.channel.sent()[2] == "budget: /budget +5");
+}

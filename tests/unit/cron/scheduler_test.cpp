@@ -339,3 +339,27 @@ TEST_CASE("the ticker sleeps to the next job's slot, not to the end of its tick"
   CHECK(fired.awaitOne());
   scheduler.stop();
 }
+
+TEST_CASE("a run the gate refuses is recorded as skipped, and a skipped one-shot waits",
+          "[cron][scheduler]") {
+  auto store = gantry::cron::test::openStore(gantry::cron::test::tempDbPath("sched_gate"));
+  CronRepo repo(*store);
+  int64_t hourly = repo.add(makeJob("@hourly", kNow - kMinute)).value();
+  int64_t once = repo.add(makeJob("2026-11-30T22:30", utc("2026-11-30T22:30"))).value();
+  Turns turns;
+  Scheduler scheduler(*store, utcZone(), 15, turns.callback(), [] { return kNow; });
+  scheduler.setGate([](const CronJob&) -> std::optional<gantry::cron::Skip> {
+    return gantry::cron::Skip{"daily token cap reached", kNow + 2 * kHour};
+  });
+
+  CHECK(scheduler.runDue() == 2);
+  CHECK(turns.seen.empty());
+  for (int64_t id : {hourly, once}) {
+    auto runs = repo.runs(id).value();
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].outcome == "skipped");
+    CHECK(runs[0].detail == "daily token cap reached");
+  }
+  CHECK(repo.get(hourly).value()->next_run_at == utc("2026-11-30T23:00"));
+  CHECK(repo.get(once).value()->next_run_at == kNow + 2 * kHour);
+}

@@ -180,6 +180,30 @@ TEST_CASE("items of a turn that never started are new again at the next poll", "
   CHECK(world.turns[1].find("Gamma") != std::string::npos);
 }
 
+TEST_CASE("items of turns skipped at the daily cap all make one turn once it allows again",
+          "[watch][poller]") {
+  auto store = openStore("poller_skipped");
+  World world;
+  addWatch(*store);
+  auto poller = world.poller(*store);
+  poller->pollDue();
+  world.outcome = TurnOutcome::kSkipped;
+  world.feed = R"([{"id":"a"},{"id":"b"},{"id":"c","title":"Gamma"}])";
+  world.now += kMinute;
+  poller->pollDue();
+  world.feed = R"([{"id":"a"},{"id":"b"},{"id":"c","title":"Gamma"},{"id":"d","title":"Delta"}])";
+  world.now += kMinute;
+  poller->pollDue();
+  world.outcome = TurnOutcome::kRan;
+  world.now += kMinute;
+  poller->pollDue();
+  world.now += kMinute;
+  poller->pollDue();
+  REQUIRE(world.turns.size() == 3);  // two skipped, then one with both posts
+  CHECK(world.turns[2].find("Gamma") != std::string::npos);
+  CHECK(world.turns[2].find("Delta") != std::string::npos);
+}
+
 TEST_CASE("a scheduled watch polls at its schedule's slots", "[watch][poller]") {
   auto store = openStore("poller_schedule");
   World world;
