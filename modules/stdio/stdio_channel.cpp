@@ -109,8 +109,15 @@ void StdioChannel::stop() noexcept {
   }
 }
 
+void StdioChannel::clearStatusLocked() {
+  if (!status_shown_) return;
+  std::fputs("\r\033[K", stdout);  // back to the line's start, erase to its end
+  status_shown_ = false;
+}
+
 void StdioChannel::writeLine(std::string_view line) {
   std::lock_guard lock(out_mutex_);
+  clearStatusLocked();
   if (mid_stream_) {
     std::fputc('\n', stdout);
     mid_stream_ = false;
@@ -152,6 +159,7 @@ Result<std::string> StdioChannel::sendPhoto(const std::string& chat_id, const Im
 Status StdioChannel::streamText(const std::string&, std::string_view delta, bool final) noexcept {
   return guard("stdio: stream", [&]() -> Status {
     std::lock_guard lock(out_mutex_);
+    clearStatusLocked();
     std::fwrite(delta.data(), 1, delta.size(), stdout);
     mid_stream_ = !final;
     if (final) std::fputc('\n', stdout);
@@ -165,6 +173,23 @@ void StdioChannel::event(const std::string&, const TurnEvent& event) noexcept {
   try {
     writeLine(jsonlEvent(event));
   } catch (...) {  // never let an event crash a turn
+  }
+}
+
+std::string StdioChannel::ownerChat() const noexcept { return kChatId; }
+
+void StdioChannel::status(const std::string&, std::string_view text) noexcept {
+  // A pipe's reader gets replies only.
+  if (!interactive_ || jsonl_ || ::isatty(STDOUT_FILENO) != 1) return;
+  try {
+    std::lock_guard lock(out_mutex_);
+    if (mid_stream_) return;  // the reply has begun: nothing to stand in for it
+    clearStatusLocked();
+    if (text.empty()) return;
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    status_shown_ = true;
+  } catch (...) {  // a status line is never worth a failure
   }
 }
 

@@ -33,9 +33,15 @@ class StdioChannel final : public Channel {
   Status streamText(const std::string& chat_id, std::string_view delta,
                     bool final) noexcept override;
   void event(const std::string& chat_id, const TurnEvent& event) noexcept override;
+  /// The terminal or the pipe is the owner's only chat.
+  std::string ownerChat() const noexcept override;
+  /// On a terminal (text format): the line is written in place and erased by the next output.
+  void status(const std::string& chat_id, std::string_view text) noexcept override;
 
  private:
   void writeLine(std::string_view line);
+  /// Erases a status line still shown; called with out_mutex_ held.
+  void clearStatusLocked();
   void prompt();
   /// Waits until stdin has input or stop() is called; false when stopping. Wakes once a
   /// heartbeat period without input, only to report the receive as good.
@@ -50,6 +56,7 @@ class StdioChannel final : public Channel {
   LineReader input_{STDIN_FILENO};  ///< read only by run()
   std::mutex out_mutex_;
   bool mid_stream_ = false;
+  bool status_shown_ = false;  ///< a transient status line is on the terminal's current line
 };
 
 }  // namespace gantry::stdio

@@ -56,6 +56,16 @@ class FakeChannel final : public Channel {
     return Status::ok();
   }
   void event(const std::string&, const TurnEvent&) noexcept override {}
+  void status(const std::string&, std::string_view text) noexcept override {
+    std::lock_guard lock(mutex_);
+    statuses_.emplace_back(text);
+    cv_.notify_all();
+  }
+  /// Every status line shown ("" when one was removed), in order.
+  std::vector<std::string> statuses() {
+    std::lock_guard lock(mutex_);
+    return statuses_;
+  }
 
   /// While true, send() fails (a platform outage).
   void failSends(bool fail) {
@@ -135,6 +145,7 @@ class FakeChannel final : public Channel {
   std::vector<std::string> sent_;
   std::vector<std::string> shown_;
   std::string terminal_;
+  std::vector<std::string> statuses_;
   std::vector<std::string> typed_;
   bool fail_sends_ = false;
   bool hold_typing_ = false;

@@ -87,3 +87,29 @@ TEST_CASE("a full data directory fails the turn clearly, writes nothing half, an
   INFO(why);
   CHECK(sound);
 }
+
+TEST_CASE("a data directory gantry cannot write fails boot at once, naming DATA_DIR and the user",
+          "[faults][disk]") {
+  Workspace ws("fault-readonly");
+  // Read-only even for root: a tmpfs mounted read-only over the data directory.
+  std::string why_not = mountSmallTmpfs(ws.data(), 1024);
+  if (why_not.empty() &&
+      ::mount(nullptr, ws.data().c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr) != 0) {
+    why_not = std::string("remounting read-only: ") + strerror(errno);
+  }
+  if (!why_not.empty()) {
+    WARN("skipped: the read-only case needs a mount of its own (" << why_not << ")");
+    return;
+  }
+  Unmount unmount{ws.data()};
+  FakeOpenAiServer llm;
+  const auto started = std::chrono::steady_clock::now();
+  auto run = gantry::e2e::runGantry(gantry::e2e::stdioEnv(ws, llm.port()), "", {"run"}, 120s);
+  const auto took = std::chrono::steady_clock::now() - started;
+  INFO(run.err);
+  CHECK(run.code == 1);
+  CHECK(took < 5s);  // Poco retried the open for 60 s, with SIGTERM blocked
+  CHECK(count(run.err, "\n") == 1);
+  CHECK(run.err.rfind("gantry: DATA_DIR: " + ws.data() + " is not writable by user root (uid 0)",
+                      0) == 0);
+}

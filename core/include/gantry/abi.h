@@ -15,8 +15,8 @@
 /// 3: Usage::cached_tokens, ChatResponse::model. 4: ChatRequest::max_tokens,
 /// Channel::offerCommands(). 5: InboundSink::onMessages(). 6: kAnswerInText (a constrained
 /// retry may answer in text), ChatMessage::images on tool results.
-/// 7: ChatRequest::system.
-#define GANTRY_ABI_VERSION 7
+/// 7: ChatRequest::system. 8: Channel::ownerChat() and status().
+#define GANTRY_ABI_VERSION 8
 
 #define GANTRY_STRINGIFY_(x) #x
 #define GANTRY_STRINGIFY(x) GANTRY_STRINGIFY_(x)

@@ -113,6 +113,14 @@ class Channel {
   /// Where the owner's copies of log records go; the default asks for none. Called once at
   /// boot, before run().
   virtual OwnerReports ownerReports() const noexcept { return {}; }
+  /// The chat that is the owner's when the channel knows it without configuration (stdio:
+  /// the terminal): where `POST /notify` and task replies go unless API_OWNER_CHAT names one.
+  /// The default is the chat of ownerReports(); "" when none is known. Called once at boot.
+  virtual std::string ownerChat() const noexcept { return ownerReports().chat_id; }
+  /// Shows a transient status line (the spin-up notice) that the next output of the chat
+  /// replaces; "" removes it. Where the platform cannot (a pipe, a chat platform, which
+  /// edits its messages instead) the default ignores it. Any thread.
+  virtual void status(const std::string& /*chat_id*/, std::string_view /*text*/) noexcept {}
   /// Renders detail lines ('\n'-separated, plain text) as one quoted block in the markdown
   /// that send() takes, collapsed where the platform can fold a quote; appended by the host
   /// under a headline (owner reports). The default is a markdown quote, "> " per line.

@@ -38,6 +38,10 @@ class ForwardingChannel : public Channel {
     inner_.event(chat_id, event);
   }
   OwnerReports ownerReports() const noexcept override { return inner_.ownerReports(); }
+  std::string ownerChat() const noexcept override { return inner_.ownerChat(); }
+  void status(const std::string& chat_id, std::string_view text) noexcept override {
+    inner_.status(chat_id, text);
+  }
   std::string quoteBlock(std::string_view lines) const noexcept override {
     return inner_.quoteBlock(lines);
   }

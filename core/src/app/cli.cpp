@@ -75,6 +75,9 @@ commands:
 
 exit codes: 0 success, 1 runtime or configuration error, 2 usage error;
 a piped run exits 1 when any of its turns failed
+
+logs: JSON lines on stderr; when the REPL owns a terminal, in LOG_FILE (default
+DATA_DIR/gantry.log, path printed at start) with warnings and errors on the terminal
 )";
 
 bool wantsHelp(const Args& args) {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <charconv>
 #include <condition_variable>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -17,11 +18,13 @@
 #include "agent/perf_command.h"
 #include "api/api_server.h"
 #include "app/core_host.h"
+#include "app/data_dir_check.h"
 #include "app/error_reporter.h"
 #include "app/mcp_sandbox_options.h"
 #include "app/recording_provider.h"
 #include "app/reexec.h"
 #include "app/signals.h"
+#include "app/terminal_log.h"
 #include "approvals/approvals.h"
 #include "budget/budget_gate.h"
 #include "budget/capped_provider.h"
@@ -88,6 +91,7 @@ class Daemon {
  public:
   int run() {
     boot();
+    if (!log_file_.empty()) std::cerr << "gantry: logs go to " << log_file_ << "\n";
     log::releaseHeld();
     serve();
     return stop();
@@ -97,6 +101,8 @@ class Daemon {
 
  private:
   void boot() {
+    // Taken from the first wait on: a SIGTERM during start-up ends it (listenSignals()).
+    listenSignals();
     // Every variable (the modules' too) and the manifest see resolved secret:// values.
     secrets_ = recordingResolved(vault::bootSecrets(config::processEnv(), vault_generation_));
     auto env = take(config::resolvedProcessEnv(secrets_));
@@ -105,6 +111,7 @@ class Daemon {
     env_ = env;
     persona_ = take(persona::load(config_.persona_dir));
     openStore();
+    log_file_ = take(routeLogsForTerminal(config_));
     pruneIfDue();
     loadModules();
     startTools();
@@ -112,6 +119,7 @@ class Daemon {
     checkVaultGeneration();
     startAgent();
     startApi();
+    booting_ = false;
     log::info("ready", {{"channel", config_.channel},
                         {"provider", config_.provider},
                         {"model", provider_->model()},
@@ -122,6 +130,7 @@ class Daemon {
     std::error_code ec;
     fs::create_directories(config_.data_dir, ec);
     if (ec) throw BootError{"DATA_DIR: cannot create " + config_.data_dir + ": " + ec.message()};
+    check(checkDataDirWritable(config_.data_dir));
     store_ = take(store::Store::open((fs::path(config_.data_dir) / "gantry.db").string()));
     for (const auto& call : take(store::MessageRepo(*store_).closeOrphanedToolCalls())) {
       log::warn("tool_call_closed_after_crash", {{"name", call.name}, {"call_id", call.call_id}});
@@ -150,7 +159,7 @@ class Daemon {
       log::addSecret(config_.api_approve_token, "API_APPROVE_TOKEN");
     }
     options.owner_chat =
-        config_.api_owner_chat.empty() ? channel_->ownerReports().chat_id : config_.api_owner_chat;
+        config_.api_owner_chat.empty() ? channel_->ownerChat() : config_.api_owner_chat;
     options.threads = config_.task_concurrency + 4;  // tasks never starve the other endpoints
     if (auto closed = take(store::TaskRepo(*store_).closeInterrupted()); closed > 0) {
       log::warn("tasks_closed_after_crash", {{"count", std::to_string(closed)}});
@@ -488,11 +497,6 @@ class Daemon {
   }
 
   void startBackground() {
-    signals_ = std::make_unique<SignalThread>([this] { requestStop(); },
-                                              [this] {
-                                                reloadPersona();
-                                                reloadSecrets();
-                                              });
     if (scheduler_) scheduler_->start();
     if (poller_) poller_->start();
     if (memory_repo_ && config_.memory_consolidate_minutes > 0) {
@@ -505,6 +509,24 @@ class Daemon {
       consolidator_->start();
     }
     heartbeat_thread_ = std::thread([this] { heartbeatLoop(); });
+  }
+
+  /// SIGTERM/SIGINT stop a running instance gracefully; during start-up, whose waits (the
+  /// store, MCP servers' boot wait) do not look at a flag, they end the process at once: it
+  /// has taken no message and written nothing that a restart does not redo. A SIGHUP during
+  /// start-up is ignored: what it would reload is being read.
+  void listenSignals() {
+    signals_ = std::make_unique<SignalThread>(
+        [this] {
+          if (!booting_) return requestStop();
+          std::cerr << "gantry: stopped during start-up\n";
+          std::_Exit(0);
+        },
+        [this] {
+          if (booting_) return;
+          reloadPersona();
+          reloadSecrets();
+        });
   }
 
   /// Forwards receive successes to the heartbeat, messages to the chat service.
@@ -687,7 +709,9 @@ class Daemon {
   std::condition_variable stop_cv_;
   Status channel_status_;
   int64_t started_ = store::nowMs();
+  std::string log_file_;  ///< the REPL's log file on a terminal; "" when logs go to stderr
   std::atomic<bool> restart_{false};
+  std::atomic<bool> booting_{true};  ///< until boot() is done; a stop signal then exits at once
   /// Last, so it is destroyed first: no signal callback runs into a member being torn down.
   std::unique_ptr<SignalThread> signals_;
 };

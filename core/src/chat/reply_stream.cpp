@@ -34,7 +34,9 @@ std::string compactTrace(const std::vector<bool>& results, std::size_t running) 
 
 ReplyStream::ReplyStream(Channel& channel, std::string chat_id, StreamOptions options)
     : channel_(channel), chat_id_(std::move(chat_id)), options_(options), caps_(channel.caps()) {
-  if (editable() && options_.spinup_ms > 0) spinup_ = std::thread([this] { spinupLoop(); });
+  if ((editable() || raw()) && options_.spinup_ms > 0) {
+    spinup_ = std::thread([this] { spinupLoop(); });
+  }
 }
 
 ReplyStream::~ReplyStream() { stopSpinup(); }
@@ -45,7 +47,10 @@ void ReplyStream::stopSpinup() {
     done_ = true;
   }
   cv_.notify_all();
-  if (spinup_.joinable()) spinup_.join();
+  if (!spinup_.joinable()) return;
+  spinup_.join();
+  // A terminal's status line goes with the turn, also when no reply replaced it.
+  if (raw() && !spinup_text_.empty()) channel_.status(chat_id_, "");
 }
 
 // Shows the notice when the model has been silent for spinup_ms (at once on the first turn
@@ -57,6 +62,8 @@ void ReplyStream::spinupLoop() {
   if (cv_.wait_for(lock, wait, [this] { return done_ || activity_; })) return;
   if (!message_id_.empty()) return;
   spinup_text_ = kSpinupText;
+  // A terminal shows it as a status line that the reply's first output erases.
+  if (raw()) return channel_.status(chat_id_, spinup_text_);
   renderLocked(true);
 }
 

@@ -165,6 +165,7 @@ void readChat(Reader& r, Config& c) {
   r.integer("RECORD_KEEP_DAYS", &c.record_keep_days, 0, 36500);
   int level = r.oneOf("LOG_LEVEL", {"debug", "info", "warn", "error"});
   if (level >= 0) c.log_level = static_cast<LogLevel>(level);
+  r.text("LOG_FILE", &c.log_file);
 }
 
 }  // namespace

@@ -61,6 +61,8 @@ struct Config {
   int task_wall_seconds = 300;
   int task_concurrency = 2;
   LogLevel log_level = LogLevel::kInfo;
+  /// Where the records go while the REPL owns a terminal; empty: DATA_DIR/gantry.log.
+  std::string log_file;
 };
 
 /// Looks a variable up; nullopt when unset. Empty values count as unset.

@@ -1,8 +1,10 @@
 #include "log/log.h"
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <mutex>
 #include <vector>
@@ -17,10 +19,21 @@ std::mutex g_mutex;
 Redactor g_redactor;
 std::atomic<Tap> g_tap{nullptr};
 std::atomic<void*> g_tap_ctx{nullptr};
+/// One record in both forms: the JSON line and, at warn and above, the readable one.
+struct Record {
+  LogLevel level;
+  std::string json;
+  std::string readable;
+};
 // Boot's records, while held (under g_mutex); bounded, the oldest kept.
 constexpr std::size_t kMaxHeld = 1000;
 bool g_holding = false;
-std::vector<std::string> g_held;
+std::vector<Record> g_held;
+// The log file of a terminal REPL (under g_mutex); null: records go to stderr as JSON.
+std::FILE* g_file = nullptr;
+std::string g_file_path;
+std::uintmax_t g_file_max = 0;
+std::uintmax_t g_file_size = 0;
 
 const char* levelName(LogLevel level) {
   switch (level) {
@@ -45,7 +58,64 @@ std::string timestamp() {
   return buf;
 }
 
+const char* readableName(LogLevel level) {
+  return level == LogLevel::kError ? "error" : level == LogLevel::kWarn ? "warning" : "note";
+}
+
+// Past its cap the file becomes path.1 and a new one begins; a failed rename truncates it.
+// Should the file not reopen, later records go to stderr as JSON again.
+void rotateLocked() {
+  std::fclose(g_file);
+  g_file = nullptr;
+  const std::string old = g_file_path + ".1";
+  const bool moved = std::rename(g_file_path.c_str(), old.c_str()) == 0;
+  g_file = std::fopen(g_file_path.c_str(), moved ? "ae" : "we");
+  g_file_size = 0;
+}
+
+// Where a record goes once it is not held. Called with g_mutex held.
+void emitLocked(const Record& record) {
+  if (!g_file) {
+    std::fwrite(record.json.data(), 1, record.json.size(), stderr);
+    return;
+  }
+  std::fwrite(record.json.data(), 1, record.json.size(), g_file);
+  std::fflush(g_file);
+  g_file_size += record.json.size();
+  if (g_file_size > g_file_max) rotateLocked();
+  if (record.level >= LogLevel::kWarn) {
+    std::fwrite(record.readable.data(), 1, record.readable.size(), stderr);
+  }
+}
+
 }  // namespace
+
+std::string readableLine(LogLevel level, std::string_view msg, const LogFields& fields) {
+  std::string line = std::string(readableName(level)) + ": " + std::string(msg);
+  std::string details;
+  for (const auto& [key, value] : fields) {
+    details.append(details.empty() ? "" : ", ").append(key).append("=").append(value);
+  }
+  if (!details.empty()) line += " (" + details + ")";
+  for (char& c : line) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';  // one line, whatever a field held
+  }
+  return line + "\n";
+}
+
+Status toFile(const std::string& path, std::uintmax_t max_bytes) {
+  std::FILE* file = std::fopen(path.c_str(), "ae");
+  if (!file) return Status::error(path + ": " + std::strerror(errno));
+  std::fseek(file, 0, SEEK_END);
+  const long size = std::ftell(file);
+  std::lock_guard lock(g_mutex);
+  if (g_file) std::fclose(g_file);
+  g_file = file;
+  g_file_path = path;
+  g_file_max = max_bytes;
+  g_file_size = size > 0 ? static_cast<std::uintmax_t>(size) : 0;
+  return Status::ok();
+}
 
 std::string isoUtc(int64_t ms) {
   const std::time_t seconds = ms / 1000;
@@ -119,17 +189,18 @@ void write(LogLevel lvl, std::string_view msg, const LogFields& fields) {
     line += ",\"" + jsonEscape(key) + "\":\"" + jsonEscape(value) + "\"";
   }
   line += "}\n";
-  line = redact(std::move(line));
+  Record record{lvl, redact(std::move(line)), {}};
+  if (lvl >= LogLevel::kWarn) record.readable = redact(readableLine(lvl, msg, fields));
   {
     std::lock_guard lock(g_mutex);
     if (g_holding) {
-      if (g_held.size() < kMaxHeld) g_held.push_back(line);
+      if (g_held.size() < kMaxHeld) g_held.push_back(record);
     } else {
-      std::fwrite(line.data(), 1, line.size(), stderr);
+      emitLocked(record);
       std::fflush(stderr);
     }
   }
-  if (Tap tap = g_tap.load()) tap(g_tap_ctx.load(), lvl, line);
+  if (Tap tap = g_tap.load()) tap(g_tap_ctx.load(), lvl, record.json);
 }
 
 void holdRecords() {
@@ -139,7 +210,7 @@ void holdRecords() {
 
 void releaseHeld() {
   std::lock_guard lock(g_mutex);
-  for (const auto& line : g_held) std::fwrite(line.data(), 1, line.size(), stderr);
+  for (const auto& record : g_held) emitLocked(record);
   std::fflush(stderr);
   g_held.clear();
   g_holding = false;

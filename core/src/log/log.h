@@ -49,6 +49,14 @@ void holdRecords();
 void releaseHeld();
 void dropHeld();
 
+/// When the REPL owns the terminal: from now on every record goes to the file at path
+/// (appended; past max_bytes it is renamed to path.1, replacing the one before, and a new file
+/// begins), and only warnings and errors reach stderr, each as one readableLine(). An error
+/// when the file cannot be opened; nothing changes then. Thread-safe.
+Status toFile(const std::string& path, std::uintmax_t max_bytes);
+/// A record as one line for a person: "warning: mcp_server_down (name=fetch, error=…)".
+std::string readableLine(LogLevel level, std::string_view msg, const LogFields& fields);
+
 /// Escapes text as the inside of a JSON string literal (no quotes added).
 std::string jsonEscape(std::string_view text);
 

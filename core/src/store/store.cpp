@@ -172,7 +172,9 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, Access acces
     [[maybe_unused]] static const int no_connection_mutex =
         sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
     Poco::Data::SQLite::Connector::registerConnector();
-    auto db = std::make_unique<Db>(Poco::Data::Session("SQLite", path));
+    // Login timeout 0: Poco retries a failed sqlite3_open_v2 every 10 ms until it runs out
+    // (60 s by default), and a file that cannot be opened now will not open by waiting.
+    auto db = std::make_unique<Db>(Poco::Data::Session("SQLite", path, 0));
     sqlite3* h = handle(*db);
     sqlite3_busy_timeout(h, 5000);
     if (!db->memory_rank.install(h)) {

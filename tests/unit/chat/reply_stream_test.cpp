@@ -1,6 +1,8 @@
 #include "chat/reply_stream.h"
 
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <thread>
 
 #include "fakes/fake_channel.h"
 
@@ -98,4 +100,21 @@ TEST_CASE("a terminal with the trace off shows only the reply", "[chat]") {
   twoCalls(stream);
   REQUIRE(stream.finish("Done."));
   CHECK(channel.terminal() == "Done.\n");
+}
+
+TEST_CASE("a terminal shows the spin-up notice as a status line that the turn removes", "[chat]") {
+  FakeChannel channel(caps(true));
+  StreamOptions options = streaming(TraceMode::kCompact);
+  options.spinup_ms = 4000;
+  options.spinup_at_once = true;
+  {
+    ReplyStream stream(channel, "c", options);
+    for (int i = 0; i < 500 && channel.statuses().empty(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    REQUIRE(stream.finish("Hello."));
+  }
+  CHECK(channel.statuses() == std::vector<std::string>{"⏳ working on it…", ""});
+  CHECK(channel.terminal() == "Hello.\n");
+  CHECK(channel.sent().empty());  // never a message of its own
 }
