@@ -528,6 +528,7 @@ TEST_CASE("clients dripping their headers neither hold the API nor keep their co
   std::atomic<bool> done{false};
   std::atomic<int> cut{0};
   std::vector<std::thread> drippers;
+  drippers.reserve(8);
   for (int i = 0; i < 8; ++i) {
     drippers.emplace_back([&f, &done, &cut, i] {
       Poco::Net::StreamSocket socket(

@@ -37,12 +37,14 @@ class PtyGantry {
     for (const char* name : {"PATH", "HOME", "LANG", "TZ", "TMPDIR"}) {
       if (const char* value = std::getenv(name)) args.push_back(std::string(name) + "=" + value);
     }
-    for (const auto& [name, value] : env) args.push_back(name + "=" + value);
+    for (const auto& [name, value] : env)
+      args.push_back(std::string(name).append("=").append(value));
     args.push_back(std::string(GANTRY_BUILD_DIR) + "/gantry");
     args.emplace_back("run");
     pid_ = ::forkpty(&master_, nullptr, nullptr, nullptr);
     if (pid_ == 0) {
       std::vector<char*> argv;
+      argv.reserve(args.size() + 1);
       for (auto& a : args) argv.push_back(a.data());
       argv.push_back(nullptr);
       ::execv(argv[0], argv.data());
