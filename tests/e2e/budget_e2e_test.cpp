@@ -5,9 +5,9 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <filesystem>
 #include <thread>
 
+#include "e2e/support/feed.h"
 #include "e2e/support/gantry_process.h"
 #include "openai/fake_openai_server.h"
 
@@ -20,30 +20,22 @@ using gantry::testing::ScriptedReply;
 
 namespace {
 
-constexpr const char* kFakeServer = GANTRY_BUILD_DIR "/tests/fakes/mcp/fake_mcp_server";
-constexpr const char* kFeed = "feed/items.json";
 constexpr const char* kNotice = "Cron jobs, watches and memory consolidation are skipped.";
 
-void setFeed(const Workspace& ws, int items) {
+/// A feed of posts p1..pN, newest first.
+std::string posts(int items) {
   std::string json = "[";
   for (int i = items; i > 0; --i) {
     json += R"({"id":"p)" + std::to_string(i) + R"(","title":"Post )" + std::to_string(i) + "\"}";
     json += i > 1 ? "," : "";
   }
-  ws.write(std::string(kFeed) + ".tmp", json + "]");
-  std::filesystem::rename(ws.path() + "/" + kFeed + ".tmp", ws.path() + "/" + kFeed);
+  return json + "]";
 }
 
+void setFeed(const Workspace& ws, int items) { gantry::e2e::setFeed(ws, posts(items)); }
+
 Env environment(const Workspace& ws, const FakeOpenAiServer& llm) {
-  setFeed(ws, 1);
-  ws.write("mcp.toml", std::string("[[server]]\nname = \"feeds\"\ncommand = \"") + kFakeServer +
-                           "\"\nargs = [\"--feed-file\", \"" + ws.path() + "/" + kFeed +
-                           "\"]\nsandbox = { read = [\"" + ws.path() + "/feed\"] }\n");
-  Env env = gantry::e2e::stdioEnv(ws, llm.port());
-  env["LLM_API_KEY"] = "test-key";
-  env["GANTRY_MODULE_DIR"] = std::string(GANTRY_BUILD_DIR) + "/modules";
-  env["COALESCE_SETTLE_MS"] = "0";
-  env["WATCH_MIN_SECONDS"] = "1";
+  Env env = gantry::e2e::feedEnv(ws, llm.port(), posts(1));
   env["CRON_TZ"] = "Europe/Berlin";
   env["BUDGET_DAILY_TOKENS"] = "1000";
   return env;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "e2e/support/feed.h"
 #include "e2e/support/gantry_process.h"
 #include "openai/fake_openai_server.h"
 
@@ -20,30 +21,15 @@ using gantry::testing::FakeOpenAiServer;
 
 namespace {
 
-constexpr const char* kFakeServer = GANTRY_BUILD_DIR "/tests/fakes/mcp/fake_mcp_server";
-constexpr const char* kFeed = "feed/items.json";
 constexpr const char* kOldItems =
     R"([{"id":"a","title":"Alpha post"},{"id":"b","title":"Beta post"}])";
 
 /// A stdio instance whose manifest has the server "feeds" reading the workspace's feed file.
 Env environment(const Workspace& ws, const FakeOpenAiServer& llm) {
-  ws.write(kFeed, kOldItems);
-  ws.write("mcp.toml", std::string("[[server]]\nname = \"feeds\"\ncommand = \"") + kFakeServer +
-                           "\"\nargs = [\"--feed-file\", \"" + ws.path() + "/" + kFeed +
-                           "\"]\nsandbox = { read = [\"" + ws.path() + "/feed\"] }\n");
-  Env env = gantry::e2e::stdioEnv(ws, llm.port());
-  env["LLM_API_KEY"] = "test-key";
-  env["GANTRY_MODULE_DIR"] = std::string(GANTRY_BUILD_DIR) + "/modules";
-  env["COALESCE_SETTLE_MS"] = "0";
-  env["WATCH_MIN_SECONDS"] = "1";
-  return env;
+  return gantry::e2e::feedEnv(ws, llm.port(), kOldItems);
 }
 
-/// Replaces the feed at once (a rename), so no poll reads half of it.
-void setFeed(const Workspace& ws, const std::string& items) {
-  ws.write(std::string(kFeed) + ".tmp", items);
-  std::filesystem::rename(ws.path() + "/" + kFeed + ".tmp", ws.path() + "/" + kFeed);
-}
+using gantry::e2e::setFeed;
 
 void say(GantryProcess& gantry, const std::string& line) { gantry.write(line + "\n"); }
 
@@ -165,7 +151,7 @@ TEST_CASE("a failing feed is told to the chat once, and once more when it works 
   FakeOpenAiServer llm;
   GantryProcess gantry(environment(ws, llm));
   addWatch(llm, gantry);
-  std::filesystem::remove(ws.path() + "/" + kFeed);
+  std::filesystem::remove(ws.path() + "/" + gantry::e2e::kFeedFile);
   requireOutput(gantry, "failed 2 polls in a row: feed: cannot read");
   std::this_thread::sleep_for(std::chrono::seconds(4));  // more failures, backing off
   setFeed(ws, kOldItems);

@@ -26,9 +26,7 @@ std::string unknownToolText(const std::string& name, const std::vector<std::stri
 
 /// Why a call with these arguments is never run, or "" when it may be.
 std::string argumentsRefusal(const std::string& name, const std::string& args) {
-  // The model only ever sees a secret as its marker; written into a real file or request,
-  // the marker would replace the value. Such a call is never run.
-  if (args.find("[redacted:") != std::string::npos) {
+  if (tools::holdsRedactionMarker(args)) {
     return "error: the arguments for " + name +
            " contain a [redacted:…] marker, which stands for a secret you cannot see; the "
            "call was not run. Ask the user instead of passing the marker on.";

@@ -179,9 +179,12 @@ int memoryCommand(const Args& args) {
   return memory::memoryCommand(*store, args, std::cout, std::cerr);
 }
 
-int cronCommand(const Args& args) {
+/// `gantry cron|watch list | rm ID`: rows shown in CRON_TZ, the store written only by rm.
+using ZonedCommand = int (*)(store::Store&, const std::vector<std::string>&, const cron::Zone&,
+                             std::ostream&, std::ostream&);
+int zonedCommand(const Args& args, const char* usage, ZonedCommand run) {
   if (wantsHelp(args) || args.empty()) {
-    std::cout << "usage: gantry cron list | rm ID\n";
+    std::cout << usage;
     return args.empty() ? 2 : 0;
   }
   auto config = loadConfig();
@@ -191,24 +194,19 @@ int cronCommand(const Args& args) {
   bool writes = args[0] == "rm";
   auto store = openStore(*config, writes ? store::Access::kNoSchema : store::Access::kReadOnly);
   if (!store) return 1;
-  return cron::cronCommand(*store, args, zone.value(), std::cout, std::cerr);
+  return run(*store, args, zone.value(), std::cout, std::cerr);
+}
+
+int cronCommand(const Args& args) {
+  return zonedCommand(args, "usage: gantry cron list | rm ID\n", cron::cronCommand);
 }
 
 int watchCommand(const Args& args) {
-  if (wantsHelp(args) || args.empty()) {
-    std::cout << "usage: gantry watch list | rm ID\nLists the watches (id first, "
-                 "tab-separated: id, tool, interval, next poll, chat, state, prompt) or "
-                 "removes one.\n";
-    return args.empty() ? 2 : 0;
-  }
-  auto config = loadConfig();
-  if (!config) return 1;
-  auto zone = cron::loadCronZone(config->cron_tz);
-  if (!zone.isOk()) return std::cerr << "gantry: " << zone.status().message() << "\n", 1;
-  bool writes = args[0] == "rm";
-  auto store = openStore(*config, writes ? store::Access::kNoSchema : store::Access::kReadOnly);
-  if (!store) return 1;
-  return watch::watchCommand(*store, args, zone.value(), std::cout, std::cerr);
+  return zonedCommand(args,
+                      "usage: gantry watch list | rm ID\nLists the watches (id first, "
+                      "tab-separated: id, tool, interval, next poll, chat, state, prompt) or "
+                      "removes one.\n",
+                      watch::watchCommand);
 }
 
 /// `gantry approvals [show ID] | approve ID | deny ID`; name is the command word.

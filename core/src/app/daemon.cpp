@@ -158,8 +158,7 @@ class Daemon {
     if (!config_.api_approve_token.empty()) {
       log::addSecret(config_.api_approve_token, "API_APPROVE_TOKEN");
     }
-    options.owner_chat =
-        config_.api_owner_chat.empty() ? channel_->ownerChat() : config_.api_owner_chat;
+    options.owner_chat = ownerChat();
     options.threads = config_.task_concurrency + 4;  // tasks never starve the other endpoints
     if (auto closed = take(store::TaskRepo(*store_).closeInterrupted()); closed > 0) {
       log::warn("tasks_closed_after_crash", {{"count", std::to_string(closed)}});
@@ -285,17 +284,26 @@ class Daemon {
 
   /// Every model call passes the cap: the agent's (turns, folds, tasks) and consolidation's.
   void startBudgetGate() {
-    const std::string owner_chat =
-        config_.api_owner_chat.empty() ? channel_->ownerReports().chat_id : config_.api_owner_chat;
     budget_gate_ = std::make_unique<budget::BudgetGate>(
         *budget_,
         [this](const std::string& chat_id, const std::string& text) {
-          if (auto sent = chat_channel_->send(chat_id, text); !sent.isOk()) {
-            log::warn("budget_notice_not_sent", {{"error", sent.status().message()}});
-          }
+          notify(chat_id, text, "budget");
         },
-        owner_chat);
+        ownerChat());
     turn_provider_ = std::make_unique<budget::CappedProvider>(*provider_, *budget_gate_, "turn");
+  }
+
+  /// A notice of unattended work (from: budget, watch) to a chat; a failure is only logged.
+  void notify(const std::string& chat_id, const std::string& text, const char* from) {
+    if (auto sent = chat_channel_->send(chat_id, text); !sent.isOk()) {
+      log::warn("notice_not_sent", {{"from", from}, {"error", sent.status().message()}});
+    }
+  }
+
+  /// Where what concerns the owner but no chat of its own goes (API notifications and task
+  /// replies, the daily cap's notice): API_OWNER_CHAT, else the channel's owner chat.
+  std::string ownerChat() const {
+    return config_.api_owner_chat.empty() ? channel_->ownerChat() : config_.api_owner_chat;
   }
 
   /// Copies of log records go to the owner's chat when the channel's configuration asks for
@@ -400,14 +408,12 @@ class Daemon {
         return watch::TurnOutcome::kSkipped;
       }
       auto reply = chat_->runScheduled(w.chat_id, message);
-      const bool refused = !reply.isOk() && reply.status().isCancelled() &&
-                           reply.status().message() == "shutting down";
-      return refused ? watch::TurnOutcome::kNotStarted : watch::TurnOutcome::kRan;
+      return !reply.isOk() && chat::ChatService::isRefusedAtShutdown(reply.status())
+                 ? watch::TurnOutcome::kNotStarted
+                 : watch::TurnOutcome::kRan;
     };
     hooks.notify = [this](const std::string& chat_id, const std::string& text) {
-      if (auto sent = chat_channel_->send(chat_id, text); !sent.isOk()) {
-        log::warn("watch_notice_not_sent", {{"error", sent.status().message()}});
-      }
+      notify(chat_id, text, "watch");
     };
     poller_ = std::make_unique<watch::Poller>(*store_, zone, options, std::move(hooks));
     watch_tools_ = std::make_unique<watch::WatchTools>(

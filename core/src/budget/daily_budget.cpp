@@ -5,6 +5,7 @@
 #include <charconv>
 #include <chrono>
 
+#include "cron/schedule.h"
 #include "gantry/text/trim.h"
 #include "log/log.h"
 #include "store/kv_repo.h"
@@ -21,8 +22,10 @@ cctz::civil_day dayOf(int64_t ms, const cctz::time_zone& tz) {
   return cctz::civil_day(cctz::convert(Seconds(std::chrono::seconds(ms / 1000)), tz));
 }
 
+// Midnight as cron resolves a local minute: a midnight a DST change skips is the first
+// instant after it.
 int64_t startOf(cctz::civil_day day, const cctz::time_zone& tz) {
-  return cctz::convert(cctz::civil_second(day), tz).time_since_epoch().count() * 1000;
+  return cron::resolveLocalMinute(cctz::civil_minute(day), tz);
 }
 
 /// "YYYY-MM-DD N" → N when the date is day; 0 otherwise.
@@ -58,11 +61,7 @@ std::string skippedText(const BudgetDay& day) {
 }  // namespace
 
 std::string localDay(int64_t ms, const cctz::time_zone& tz) {
-  const cctz::civil_day day = dayOf(ms, tz);
-  char text[16];
-  std::snprintf(text, sizeof text, "%04d-%02d-%02d", static_cast<int>(day.year()), day.month(),
-                day.day());
-  return text;
+  return cron::formatLocal(ms, tz).substr(0, 10);  // YYYY-MM-DD of YYYY-MM-DDTHH:MM
 }
 
 int64_t nextMidnight(int64_t ms, const cctz::time_zone& tz) {

@@ -261,7 +261,7 @@ void ChatService::replayInbox(bool replay) {
 
 Result<std::string> ChatService::runScheduled(const std::string& chat_id,
                                               const std::string& prompt) {
-  if (stopping_) return Status::cancelled("shutting down");
+  if (stopping_) return refusedAtShutdown();
   auto done = worker(chat_id).addScheduled(prompt, {});
   return done.get();
 }

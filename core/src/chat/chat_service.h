@@ -77,8 +77,15 @@ class ChatService final : public InboundSink {
   void onMessages(std::vector<InboundMessage> messages) noexcept override;
 
   /// Runs prompt as a turn on chat_id (not coalesced, serialised with the chat's turns) and
-  /// pushes the reply to the chat. Blocks until the turn ends; returns the reply or error.
+  /// pushes the reply to the chat. Blocks until the turn ends; returns the reply or error
+  /// (refusedAtShutdown() when the turn never started because the service is stopping).
   Result<std::string> runScheduled(const std::string& chat_id, const std::string& prompt);
+  static constexpr const char* kShuttingDown = "shutting down";
+  /// The status of a scheduled turn refused before it started, the service stopping.
+  static Status refusedAtShutdown() { return Status::cancelled(kShuttingDown); }
+  static bool isRefusedAtShutdown(const Status& s) {
+    return s.isCancelled() && s.message() == kShuttingDown;
+  }
 
   /// Answers, once, what a crash or kill left unanswered (call at start, before the channel
   /// runs): sends replies recorded but not delivered, continues turns left open (one

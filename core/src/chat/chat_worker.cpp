@@ -22,7 +22,7 @@ ChatService::Worker::~Worker() {
   thread_.join();
   for (auto& event : queue_) {
     if (auto* job = std::get_if<Scheduled>(&event)) {
-      job->done.set_value(Status::cancelled("shutting down"));
+      job->done.set_value(ChatService::refusedAtShutdown());
     }
   }
 }

@@ -1,6 +1,8 @@
 #include "cron/cron_command.h"
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 #include <ostream>
 
 #include "cron/schedule.h"
@@ -34,35 +36,42 @@ std::optional<int64_t> parseId(const std::string& text) {
   return std::stoll(text);
 }
 
-int removeJob(store::CronRepo& repo, const std::string& id_text, std::ostream& out,
-              std::ostream& err) {
-  std::optional<int64_t> id = parseId(id_text);
-  if (!id) {
-    err << "gantry cron rm: \"" << id_text << "\" is not a job id (see gantry cron list)\n";
-    return 2;
-  }
-  Result<bool> removed = repo.remove(*id);
-  if (!removed.isOk()) {
-    err << "gantry cron rm: " << removed.status().message() << "\n";
-    return 1;
-  }
-  if (!removed.value()) {
-    err << "gantry cron rm: no job " << *id << " (see gantry cron list)\n";
-    return 1;
-  }
-  out << "removed cron job " << *id << "\n";
-  return 0;
-}
-
 }  // namespace
 
 int cronCommand(store::Store& store, const std::vector<std::string>& args, const Zone& zone,
                 std::ostream& out, std::ostream& err) {
   store::CronRepo repo(store);
   if (args.size() == 1 && args[0] == "list") return listJobs(repo, zone, out, err);
-  if (args.size() == 2 && args[0] == "rm") return removeJob(repo, args[1], out, err);
+  if (args.size() == 2 && args[0] == "rm") {
+    return removeCommand(
+        "cron", "job", "cron job", args[1], [&repo](int64_t id) { return repo.remove(id); }, out,
+        err);
+  }
   err << kUsage << "\n";
   return 2;
+}
+
+int removeCommand(const std::string& command, const std::string& noun, const std::string& what,
+                  const std::string& id_text, const std::function<Result<bool>(int64_t)>& remove,
+                  std::ostream& out, std::ostream& err) {
+  const std::string prefix = "gantry " + command + " rm: ";
+  const std::string see = " (see gantry " + command + " list)\n";
+  std::optional<int64_t> id = parseId(id_text);
+  if (!id) {
+    err << prefix << "\"" << id_text << "\" is not a " << noun << " id" << see;
+    return 2;
+  }
+  Result<bool> removed = remove(*id);
+  if (!removed.isOk()) {
+    err << prefix << removed.status().message() << "\n";
+    return 1;
+  }
+  if (!removed.value()) {
+    err << prefix << "no " << noun << " " << *id << see;
+    return 1;
+  }
+  out << "removed " << what << " " << *id << "\n";
+  return 0;
 }
 
 std::string cronStatusLine(store::Store& store, const Zone& zone, bool enabled) {

@@ -53,6 +53,14 @@ struct Schedule {
   cctz::civil_minute once{};  ///< kOnce, local time in the configured zone
 };
 
+/// The longest period a schedule or a watch repeats on: 366 days.
+inline constexpr int64_t kMaxPeriodMs = 366LL * 24 * 3600 * 1000;
+
+/// A duration written in units, "90s", "15m", "1h30m", "1d" (d, h, m, s, either case): its
+/// length in ms, at most kMaxPeriodMs + 1 (anything longer reads as that, for the caller to
+/// refuse). An error saying what is wrong with spec, without quoting it.
+Result<int64_t> parseDurationMs(std::string_view spec);
+
 /// Parses a schedule. Failures are errors whose message names the field, the value and the
 /// allowed range, quoting the schedule, so a model can correct it.
 Result<Schedule> parseSchedule(std::string_view text);

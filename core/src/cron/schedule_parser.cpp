@@ -13,7 +13,6 @@ namespace {
 constexpr int64_t kMinuteMs = 60'000;
 constexpr int64_t kHourMs = 60 * kMinuteMs;
 constexpr int64_t kDayMs = 24 * kHourMs;
-constexpr int64_t kMaxEveryMs = 366 * kDayMs;
 
 constexpr std::array<std::string_view, 12> kMonthNames = {"jan", "feb", "mar", "apr", "may", "jun",
                                                           "jul", "aug", "sep", "oct", "nov", "dec"};
@@ -252,33 +251,14 @@ Status everyError(const std::string& text, const std::string& what) {
 
 Result<int64_t> parseDuration(const std::string& text, std::string_view spec) {
   if (spec.empty()) return everyError(text, "@every needs a duration");
-  int64_t total = 0;
-  std::size_t i = 0;
-  while (i < spec.size()) {
-    std::size_t digits = i;
-    while (digits < spec.size() && std::isdigit(static_cast<unsigned char>(spec[digits]))) ++digits;
-    if (digits == i) return everyError(text, "duration \"" + std::string(spec) + "\" is malformed");
-    if (digits == spec.size()) {
-      return everyError(text, "duration \"" + std::string(spec) + "\" lacks a unit (d, h, m or s)");
-    }
-    int64_t amount = std::min<int64_t>(*parseNumber(spec.substr(i, digits - i)), kMaxEveryMs);
-    int64_t unit_ms = 0;
-    switch (std::tolower(static_cast<unsigned char>(spec[digits]))) {
-      case 'd': unit_ms = kDayMs; break;
-      case 'h': unit_ms = kHourMs; break;
-      case 'm': unit_ms = kMinuteMs; break;
-      case 's': unit_ms = 1000; break;
-      default:
-        return everyError(text, "duration \"" + std::string(spec) + "\" has unknown unit '" +
-                                    std::string(1, spec[digits]) + "'");
-    }
-    total = std::min(total + amount * unit_ms, kMaxEveryMs + 1);
-    i = digits + 1;
+  Result<int64_t> total = parseDurationMs(spec);
+  if (!total.isOk()) {
+    return everyError(text, "duration \"" + std::string(spec) + "\" " + total.status().message());
   }
-  if (total < kMinuteMs) {
+  if (total.value() < kMinuteMs) {
     return everyError(text, "duration \"" + std::string(spec) + "\" is shorter than 1 minute");
   }
-  if (total > kMaxEveryMs) {
+  if (total.value() > kMaxPeriodMs) {
     return everyError(text, "duration \"" + std::string(spec) + "\" is longer than 366 days");
   }
   return total;
@@ -360,6 +340,30 @@ Result<Schedule> parseOneShot(const std::string& text) {
 }
 
 }  // namespace
+
+Result<int64_t> parseDurationMs(std::string_view spec) {
+  if (spec.empty()) return Status::error("is empty");
+  int64_t total = 0;
+  std::size_t i = 0;
+  while (i < spec.size()) {
+    std::size_t digits = i;
+    while (digits < spec.size() && std::isdigit(static_cast<unsigned char>(spec[digits]))) ++digits;
+    if (digits == i) return Status::error("is malformed");
+    if (digits == spec.size()) return Status::error("lacks a unit (d, h, m or s)");
+    int64_t amount = std::min<int64_t>(*parseNumber(spec.substr(i, digits - i)), kMaxPeriodMs);
+    int64_t unit_ms = 0;
+    switch (std::tolower(static_cast<unsigned char>(spec[digits]))) {
+      case 'd': unit_ms = kDayMs; break;
+      case 'h': unit_ms = kHourMs; break;
+      case 'm': unit_ms = kMinuteMs; break;
+      case 's': unit_ms = 1000; break;
+      default: return Status::error("has unknown unit '" + std::string(1, spec[digits]) + "'");
+    }
+    total = std::min(total + amount * unit_ms, kMaxPeriodMs + 1);
+    i = digits + 1;
+  }
+  return total;
+}
 
 Result<Schedule> parseSchedule(std::string_view raw) {
   std::string text(text::trim(raw));

@@ -40,49 +40,6 @@ Scheduler::Scheduler(store::Store& store, Zone zone, int tick_seconds, RunTurn r
       run_turn_(std::move(run_turn)),
       clock_(clock ? std::move(clock) : Clock(store::nowMs)) {}
 
-Scheduler::~Scheduler() { stop(); }
-
-void Scheduler::start() {
-  std::lock_guard lock(mutex_);
-  if (thread_.joinable()) return;
-  stopping_ = false;
-  thread_ = std::thread([this] { loop(); });
-}
-
-void Scheduler::stop() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
-}
-
-void Scheduler::jobsChanged() {
-  {
-    std::lock_guard lock(mutex_);
-    jobs_changed_ = true;
-  }
-  wake_.notify_all();
-}
-
-void Scheduler::loop() {
-  std::unique_lock lock(mutex_);
-  while (!stopping_) {
-    jobs_changed_ = false;  // a job added from here on wakes the wait below
-    lock.unlock();
-    const int ran = runDue();
-    const auto wait = untilNextRun(ran);
-    lock.lock();
-    auto woken = [this] { return stopping_ || jobs_changed_; };
-    if (wait) {
-      wake_.wait_for(lock, *wait, woken);
-    } else {
-      wake_.wait(lock, woken);
-    }
-  }
-}
-
 // To the next job's slot, at most a tick: a wall clock set forward, or a machine resumed from
 // suspend, is caught up within a tick. nullopt, wait for jobsChanged(), when no job has a next
 // run. A slot already past after a pass that ran nothing (a job whose advance failed) is
@@ -109,10 +66,7 @@ int Scheduler::runDue() {
   }
   int ran = 0;
   for (const store::CronJob& job : due.value()) {
-    {
-      std::lock_guard lock(mutex_);
-      if (stopping_) break;
-    }
+    if (ticker_.stopping()) break;
     runJob(job, clock_());
     ++ran;
   }

@@ -4,15 +4,13 @@
 /// to run, until one is added: an instance without jobs has no cron wake-ups.
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "cron/cron_options.h"
+#include "cron/ticker.h"
 #include "store/cron_repo.h"
 
 namespace gantry::cron {
@@ -44,27 +42,25 @@ class Scheduler {
   /// `clock` defaults to the system clock. Nothing runs before start().
   Scheduler(store::Store& store, Zone zone, int tick_seconds, RunTurn run_turn,
             Clock clock = nullptr);
-  ~Scheduler();  ///< stops the thread
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
   /// Sets the gate every due job passes first; before start().
   void setGate(Gate gate) { gate_ = std::move(gate); }
   /// Starts the ticker; the first pass runs at once (catching up missed jobs). Idempotent.
-  void start();
+  void start() { ticker_.start(); }
   /// A job was added: the ticker looks at the jobs again. Safe from any thread, before start()
   /// too.
-  void jobsChanged();
+  void jobsChanged() { ticker_.wake(); }
   /// Wakes and joins the ticker; a turn in flight finishes first (the core cancels it if it
   /// must be quick). Idempotent; safe without start().
-  void stop();
+  void stop() { ticker_.stop(); }
 
   /// One pass over the due jobs at clock(); returns how many ran. The ticker calls this;
   /// tests may call it directly (not concurrently with a running ticker).
   int runDue();
 
  private:
-  void loop();
   std::optional<std::chrono::milliseconds> untilNextRun(int ran);
   void runJob(const store::CronJob& job, int64_t now);
   bool advance(const store::CronJob& job, int64_t now, bool* one_shot);
@@ -76,11 +72,7 @@ class Scheduler {
   RunTurn run_turn_;
   Gate gate_;
   Clock clock_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  bool jobs_changed_ = false;
-  std::thread thread_;
+  Ticker ticker_{[this] { return untilNextRun(runDue()); }};  ///< last: stopped first
 };
 
 }  // namespace gantry::cron

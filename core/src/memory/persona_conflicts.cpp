@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "gantry/text/trim.h"
 #include "log/log.h"
 #include "memory/ranking.h"
 
@@ -17,13 +18,6 @@ std::string folded(std::string_view text) {
     if (u >= 0x80 || std::isalnum(u)) out += static_cast<char>(std::tolower(u));
   }
   return out;
-}
-
-std::string trimmed(std::string_view text) {
-  const auto begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string_view::npos) return "";
-  const auto end = text.find_last_not_of(" \t\r\n");
-  return std::string(text.substr(begin, end - begin + 1));
 }
 
 bool holds(const std::string& persona, const std::string& excerpt) {
@@ -48,10 +42,10 @@ std::string personaLineOf(const std::string& persona, const std::string& excerpt
   while (!rest.empty()) {
     const auto end = rest.find('\n');
     const auto line = rest.substr(0, end);
-    if (folded(line).find(needle) != std::string::npos) return trimmed(line);
+    if (folded(line).find(needle) != std::string::npos) return std::string(text::trim(line));
     rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
   }
-  return holds(persona, excerpt) ? trimmed(excerpt) : "";
+  return holds(persona, excerpt) ? std::string(text::trim(excerpt)) : "";
 }
 
 PersonaConflicts::PersonaConflicts(store::Store& store, std::string persona)

@@ -13,7 +13,6 @@ using Poco::Data::Keywords::use;
 namespace gantry::store {
 namespace {
 
-using NullableInt = Poco::Nullable<Poco::Int64>;
 using JobRow = Poco::Tuple<Poco::Int64, std::string, std::string, std::string, Poco::Int64,
                            NullableInt, NullableInt>;
 using RunRow =
@@ -21,15 +20,6 @@ using RunRow =
 
 constexpr const char* kJobColumns =
     "SELECT id, chat_id, schedule, prompt, created_at, next_run_at, last_run_at FROM cron_jobs ";
-
-std::optional<int64_t> toOptional(const NullableInt& value) {
-  if (value.isNull()) return std::nullopt;
-  return value.value();
-}
-
-NullableInt toNullable(const std::optional<int64_t>& value) {
-  return value ? NullableInt(*value) : NullableInt();
-}
 
 CronJob toJob(const JobRow& row) {
   CronJob job;
@@ -56,12 +46,6 @@ CronRun toRun(const RunRow& row) {
 
 Status failure(const std::string& what, const Poco::Exception& e) {
   return Status::error("store: cron " + what + ": " + e.displayText());
-}
-
-int64_t lastInsertId(Poco::Data::Session& session) {
-  Poco::Int64 id = 0;
-  session << "SELECT last_insert_rowid()", into(id), now;
-  return id;
 }
 
 }  // namespace

@@ -5,8 +5,11 @@
 #include <Poco/Data/SQLite/Utility.h>
 #include <Poco/Data/Session.h>
 #include <Poco/Exception.h>
+#include <Poco/Nullable.h>
 
+#include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "store/memory_rank.h"
@@ -15,6 +18,26 @@
 #include "store/wal_checkpoints.h"
 
 namespace gantry::store {
+
+/// A nullable INTEGER column, as Poco binds it.
+using NullableInt = Poco::Nullable<Poco::Int64>;
+
+inline std::optional<int64_t> toOptional(const NullableInt& value) {
+  if (value.isNull()) return std::nullopt;
+  return value.value();
+}
+
+inline NullableInt toNullable(const std::optional<int64_t>& value) {
+  return value ? NullableInt(*value) : NullableInt();
+}
+
+/// The rowid of the session's last INSERT. Caller holds the store's lock.
+inline int64_t lastInsertId(Poco::Data::Session& session) {
+  Poco::Int64 id = 0;
+  session << "SELECT last_insert_rowid()", Poco::Data::Keywords::into(id),
+      Poco::Data::Keywords::now;
+  return id;
+}
 
 struct Db {
   explicit Db(Poco::Data::Session s)

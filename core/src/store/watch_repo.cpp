@@ -13,7 +13,6 @@ using Poco::Data::Keywords::use;
 namespace gantry::store {
 namespace {
 
-using NullableInt = Poco::Nullable<Poco::Int64>;
 using WatchRow =
     Poco::Tuple<Poco::Int64, std::string, std::string, std::string, Poco::Int64, std::string,
                 std::string, std::string, std::string, Poco::Int64, NullableInt, NullableInt,
@@ -23,15 +22,6 @@ constexpr const char* kColumns =
     "SELECT id, chat_id, tool, arguments, every_seconds, schedule, prompt, items_pointer, "
     "id_pointer, created_at, next_poll_at, last_poll_at, primed, failures, last_error, "
     "failure_reported FROM watches ";
-
-std::optional<int64_t> toOptional(const NullableInt& value) {
-  if (value.isNull()) return std::nullopt;
-  return value.value();
-}
-
-NullableInt toNullable(const std::optional<int64_t>& value) {
-  return value ? NullableInt(*value) : NullableInt();
-}
 
 Watch toWatch(const WatchRow& row) {
   Watch w;
@@ -69,9 +59,7 @@ int64_t insert(Poco::Data::Session& session, const Watch& w) {
              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       use(chat), use(tool), use(args), use(every), use(schedule), use(prompt), use(items), use(id),
       use(created), use(next), now;
-  Poco::Int64 rowid = 0;
-  session << "SELECT last_insert_rowid()", into(rowid), now;
-  return rowid;
+  return lastInsertId(session);
 }
 
 }  // namespace
@@ -136,17 +124,6 @@ Result<bool> WatchRepo::remove(int64_t id) {
     return removed;
   } catch (const Poco::Exception& e) {
     return failure("remove " + std::to_string(id), e);
-  }
-}
-
-Result<int64_t> WatchRepo::count() {
-  try {
-    std::lock_guard lock(store_.mutex());
-    Poco::Int64 n = 0;
-    store_.db().session << "SELECT count(*) FROM watches", into(n), now;
-    return n;
-  } catch (const Poco::Exception& e) {
-    return failure("count", e);
   }
 }
 

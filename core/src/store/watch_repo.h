@@ -45,7 +45,6 @@ class WatchRepo {
   Result<std::optional<Watch>> get(int64_t id);
   /// Deletes a watch and its seen ids; false when there was none with that id.
   Result<bool> remove(int64_t id);
-  Result<int64_t> count();
   /// Watches whose next poll is at or before now_ms, earliest first.
   Result<std::vector<Watch>> due(int64_t now_ms);
   /// The watch polled next, if any has a next poll.

@@ -130,6 +130,10 @@ std::string escapeInvisible(const std::string& text) {
   return out;
 }
 
+bool holdsRedactionMarker(const std::string& arguments) {
+  return arguments.find("[redacted:") != std::string::npos;
+}
+
 std::string describeArguments(const std::string& canonical, std::size_t max_value_chars) {
   rapidjson::Document document;
   document.Parse(canonical.data(), canonical.size());

@@ -22,6 +22,11 @@ Result<Poco::JSON::Object::Ptr> parseArguments(const std::string& json);
 /// the owner reads differ from what a tool keeps) are errors the model can correct.
 Result<std::string> canonicalArguments(const std::string& json);
 
+/// True when arguments hold a secret's `[redacted:NAME]` marker: the model only ever sees a
+/// secret as its marker, and written into a real file or request the marker would replace the
+/// value, so such a call is never run.
+bool holdsRedactionMarker(const std::string& arguments);
+
 /// Canonical arguments for a person to read: one line per top-level key, `key: value` (the
 /// value as JSON), a value longer than max_value_chars cut with how much was left out
 /// (0: nothing is cut). Control and bidirectional-override characters are shown escaped.

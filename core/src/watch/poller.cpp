@@ -35,53 +35,9 @@ Poller::Poller(store::Store& store, cron::Zone zone, WatchOptions options, Polle
       hooks_(std::move(hooks)),
       clock_(clock ? std::move(clock) : Clock(store::nowMs)) {}
 
-Poller::~Poller() { stop(); }
-
-void Poller::start() {
-  std::lock_guard lock(mutex_);
-  if (thread_.joinable()) return;
-  stopping_ = false;
-  thread_ = std::thread([this] { loop(); });
-}
-
 void Poller::stop() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
   cancel_.cancel();
-  wake_.notify_all();
-  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
-}
-
-void Poller::watchesChanged() {
-  {
-    std::lock_guard lock(mutex_);
-    changed_ = true;
-  }
-  wake_.notify_all();
-}
-
-bool Poller::stopping() {
-  std::lock_guard lock(mutex_);
-  return stopping_;
-}
-
-void Poller::loop() {
-  std::unique_lock lock(mutex_);
-  while (!stopping_) {
-    changed_ = false;  // a watch added from here on wakes the wait below
-    lock.unlock();
-    const int polled = pollDue();
-    const auto wait = untilNextPoll(polled);
-    lock.lock();
-    auto woken = [this] { return stopping_ || changed_; };
-    if (wait) {
-      wake_.wait_for(lock, *wait, woken);
-    } else {
-      wake_.wait(lock, woken);
-    }
-  }
+  ticker_.stop();
 }
 
 // To the next watch's poll, at most a minute (a clock set forward is caught up within it);
@@ -106,7 +62,7 @@ int Poller::pollDue() {
   }
   int polled = 0;
   for (const store::Watch& w : due.value()) {
-    if (stopping()) break;
+    if (ticker_.stopping()) break;
     poll(w, clock_());
     ++polled;
   }
@@ -151,7 +107,7 @@ void Poller::poll(store::Watch w, int64_t now) {
     return;
   }
   tools::ToolResult result = guardedCall(w);
-  if (stopping()) {  // cut short by stop(): polled again at the next start
+  if (cancel_.cancelled()) {  // cut short by stop(): polled again at the next start
     w.next_poll_at = slot;
     return save(w);
   }

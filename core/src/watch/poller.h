@@ -5,16 +5,14 @@
 /// added.
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cron/cron_options.h"
+#include "cron/ticker.h"
 #include "gantry/cancel.h"
 #include "store/watch_repo.h"
 #include "tools/tool_source.h"
@@ -65,14 +63,14 @@ class Poller {
   /// `clock` defaults to the system clock. Nothing runs before start().
   Poller(store::Store& store, cron::Zone zone, WatchOptions options, PollerHooks hooks,
          Clock clock = nullptr);
-  ~Poller();  ///< stops the thread
+  ~Poller() { stop(); }
   Poller(const Poller&) = delete;
   Poller& operator=(const Poller&) = delete;
 
   /// Starts the thread; the first pass runs at once (catching up missed polls). Idempotent.
-  void start();
+  void start() { ticker_.start(); }
   /// A watch was added: the poller looks at the watches again. Safe from any thread.
-  void watchesChanged();
+  void watchesChanged() { ticker_.wake(); }
   /// Cancels a tool call in flight, wakes and joins the thread (a turn in flight finishes
   /// first; the core cancels it). Idempotent; safe without start().
   void stop();
@@ -86,7 +84,6 @@ class Poller {
   std::optional<int64_t> regularNext(const store::Watch& w, int64_t now) const;
 
  private:
-  void loop();
   std::optional<std::chrono::milliseconds> untilNextPoll(int polled);
   void poll(store::Watch w, int64_t now);
   tools::ToolResult guardedCall(const store::Watch& w);
@@ -96,7 +93,6 @@ class Poller {
   void runTurn(const store::Watch& w, const std::vector<Item>& items,
                const std::vector<std::string>& fresh);
   void save(const store::Watch& w);
-  bool stopping();
 
   store::WatchRepo repo_;
   cron::Zone zone_;
@@ -104,11 +100,7 @@ class Poller {
   PollerHooks hooks_;
   Clock clock_;
   CancelToken cancel_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  bool changed_ = false;
-  std::thread thread_;
+  cron::Ticker ticker_{[this] { return untilNextPoll(pollDue()); }};  ///< last: stopped first
 };
 
 }  // namespace gantry::watch

@@ -1,10 +1,8 @@
 #include "watch/watch_command.h"
 
-#include <algorithm>
-#include <cctype>
-#include <optional>
 #include <ostream>
 
+#include "cron/cron_command.h"
 #include "cron/schedule.h"
 #include "gantry/text/tsv_field.h"
 #include "store/watch_repo.h"
@@ -31,41 +29,17 @@ int listWatches(store::WatchRepo& repo, const cron::Zone& zone, std::ostream& ou
   return 0;
 }
 
-std::optional<int64_t> parseId(const std::string& text) {
-  if (text.empty() || text.size() > 18 ||
-      !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); })) {
-    return std::nullopt;
-  }
-  return std::stoll(text);
-}
-
-int removeWatch(store::WatchRepo& repo, const std::string& id_text, std::ostream& out,
-                std::ostream& err) {
-  std::optional<int64_t> id = parseId(id_text);
-  if (!id) {
-    err << "gantry watch rm: \"" << id_text << "\" is not a watch id (see gantry watch list)\n";
-    return 2;
-  }
-  Result<bool> removed = repo.remove(*id);
-  if (!removed.isOk()) {
-    err << "gantry watch rm: " << removed.status().message() << "\n";
-    return 1;
-  }
-  if (!removed.value()) {
-    err << "gantry watch rm: no watch " << *id << " (see gantry watch list)\n";
-    return 1;
-  }
-  out << "removed watch " << *id << "\n";
-  return 0;
-}
-
 }  // namespace
 
 int watchCommand(store::Store& store, const std::vector<std::string>& args, const cron::Zone& zone,
                  std::ostream& out, std::ostream& err) {
   store::WatchRepo repo(store);
   if (args.size() == 1 && args[0] == "list") return listWatches(repo, zone, out, err);
-  if (args.size() == 2 && args[0] == "rm") return removeWatch(repo, args[1], out, err);
+  if (args.size() == 2 && args[0] == "rm") {
+    return cron::removeCommand(
+        "watch", "watch", "watch", args[1], [&repo](int64_t id) { return repo.remove(id); }, out,
+        err);
+  }
   err << kUsage << "\n";
   return 2;
 }

@@ -1,21 +1,14 @@
 #include "watch/watch_options.h"
 
+#include <algorithm>
 #include <cctype>
+
+#include "cron/schedule.h"
 
 namespace gantry::watch {
 namespace {
 
-constexpr int64_t kMaxSeconds = 366LL * 86400;
-
-int64_t unitSeconds(char unit) {
-  switch (unit) {
-    case 's': return 1;
-    case 'm': return 60;
-    case 'h': return 3600;
-    case 'd': return 86400;
-    default: return 0;
-  }
-}
+constexpr int64_t kMaxSeconds = cron::kMaxPeriodMs / 1000;
 
 Status badEvery(const std::string& text) {
   return Status::error("watch_add: \"every\" \"" + text +
@@ -26,28 +19,22 @@ Status badEvery(const std::string& text) {
 }  // namespace
 
 Result<int64_t> parseEverySeconds(const std::string& text) {
-  int64_t total = 0;
-  std::size_t i = 0;
-  bool any = false;
-  while (i < text.size()) {
-    int64_t number = 0;
-    std::size_t start = i;
-    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) != 0) {
-      if (i - start >= 9) return badEvery(text);
-      number = number * 10 + (text[i++] - '0');
-    }
-    if (i == start) return badEvery(text);
-    const bool bare = i == text.size() && start == 0;
-    const int64_t unit = bare ? 1 : (i < text.size() ? unitSeconds(text[i++]) : 0);
-    if (unit == 0) return badEvery(text);
-    total += number * unit;
-    any = true;
-    if (total > kMaxSeconds) {
-      return Status::error("watch_add: \"every\" \"" + text + "\" is longer than a year");
-    }
+  const bool bare =
+      !text.empty() && text.size() <= 9 &&
+      std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+  int64_t seconds = 0;
+  if (bare) {
+    seconds = std::stoll(text);
+  } else {
+    Result<int64_t> ms = cron::parseDurationMs(text);
+    if (!ms.isOk()) return badEvery(text);
+    seconds = ms.value() > cron::kMaxPeriodMs ? kMaxSeconds + 1 : ms.value() / 1000;
   }
-  if (!any || total <= 0) return badEvery(text);
-  return total;
+  if (seconds <= 0) return badEvery(text);
+  if (seconds > kMaxSeconds) {
+    return Status::error("watch_add: \"every\" \"" + text + "\" is longer than a year");
+  }
+  return seconds;
 }
 
 std::string formatSeconds(int64_t seconds) {

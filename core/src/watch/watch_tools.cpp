@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cron/schedule.h"
+#include "gantry/text/trim.h"
 #include "tools/arguments.h"
 #include "watch/items.h"
 #include "watch/watch_call.h"
@@ -63,7 +64,7 @@ Result<std::string> readArguments(const Object& args) {
     return Status::error("watch_add: \"arguments\" is longer than " +
                          std::to_string(kMaxArgumentChars) + " characters");
   }
-  if (canonical->find("[redacted:") != std::string::npos) {
+  if (tools::holdsRedactionMarker(canonical.value())) {
     return Status::error(
         "watch_add: \"arguments\" contain a [redacted:…] marker, which stands for a secret you "
         "cannot see; ask the user instead of passing the marker on");
@@ -85,7 +86,7 @@ Status readItems(const Object& args, store::Watch& w) {
 
 Status readPrompt(const Object& args, store::Watch& w) {
   std::optional<std::string> prompt = tools::stringArgument(args, "prompt");
-  if (!prompt || prompt->find_first_not_of(" \t\r\n") == std::string::npos) {
+  if (!prompt || text::trim(*prompt).empty()) {
     return Status::error(R"(watch_add: "prompt" must be a non-empty string)");
   }
   if (prompt->size() > kMaxPromptChars) {
